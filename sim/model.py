@@ -1,0 +1,196 @@
+"""The golden model: the exact move stream the hardware must emit.
+
+The model walks the ROM images of a :mod:`hwmovegen.tables` layout, one table
+node per step, exactly as the sequencer does; it never asks python-chess for
+moves. python-chess is only the FEN parser here and, in the tests, the
+independent reference.
+
+Emission order (part of the specification, checked move for move):
+
+1. the pieces of the side to move in ascending square order, a1, b1, ..., h8;
+2. for each piece, its chain in table order (see :func:`hwmovegen.tables.rays`);
+3. a promotion node emits four moves: queen, rook, bishop, knight.
+
+Counters: ``steps`` is the number of table nodes visited (one per clock in the
+hardware), ``moves`` the number of moves emitted, ``promotion_nodes`` the
+number of promotion nodes that emitted (each costs three extra cycles).
+"""
+
+from dataclasses import dataclass, field
+
+import chess
+
+from ..tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code
+
+__all__ = ["Move", "Position", "PositionError", "Generation", "generate", "PROMOTION_ORDER",
+           "check_board", "parse_fen"]
+
+PROMOTION_ORDER = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
+
+# board.status() problems that make generation meaningless. Other problems
+# (too many pieces, too many checkers, uncleaned castling rights) leave a
+# position that can still be generated and are accepted.
+_REJECTED_STATUS = (
+    (chess.STATUS_EMPTY, "the board is empty"),
+    (chess.STATUS_NO_WHITE_KING, "white has no king"),
+    (chess.STATUS_NO_BLACK_KING, "black has no king"),
+    (chess.STATUS_TOO_MANY_KINGS, "a side has more than one king"),
+    (chess.STATUS_PAWNS_ON_BACKRANK, "pawns on the first or last rank"),
+    (chess.STATUS_OPPOSITE_CHECK, "the side not to move is in check"),
+    (chess.STATUS_INVALID_EP_SQUARE, "invalid en-passant square"),
+)
+
+_CASTLE_BITS = ((chess.BB_H1, 1), (chess.BB_A1, 2), (chess.BB_H8, 4), (chess.BB_A8, 8))
+
+
+class PositionError(ValueError):
+    """A FEN or position the generator cannot or must not process."""
+
+
+def check_board(board):
+    """Raise :class:`PositionError` if generation is meaningless for ``board``."""
+    if board.chess960:
+        raise PositionError("Chess960 positions are not supported")
+    status = board.status()
+    problems = [text for bit, text in _REJECTED_STATUS if status & bit]
+    if problems:
+        raise PositionError(f"impossible position: {'; '.join(problems)}")
+
+
+def parse_fen(fen):
+    """A validated python-chess Board for ``fen``; :class:`PositionError` otherwise."""
+    try:
+        board = chess.Board(fen)
+    except ValueError as error:
+        raise PositionError(f"bad FEN {fen!r}: {error}") from None
+    check_board(board)
+    return board
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One emitted move, as the hardware's Move payload carries it."""
+    frm: int
+    to: int
+    promotion: int = 0          # python-chess piece type, 0 for none
+    capture: bool = False
+    double: bool = False
+    en_passant: bool = False
+    castle: bool = False
+
+    def uci(self):
+        text = chess.SQUARE_NAMES[self.frm] + chess.SQUARE_NAMES[self.to]
+        return text + chess.piece_symbol(self.promotion) if self.promotion else text
+
+    def to_chess(self):
+        return chess.Move(self.frm, self.to, self.promotion or None)
+
+    def __str__(self):
+        return self.uci()
+
+
+@dataclass(frozen=True)
+class Position:
+    """What the board RAM and state registers hold."""
+    squares: tuple          # 64 piece codes, see hwmovegen.tables.piece_code
+    white_to_move: bool
+    castling: int           # CastleRight bits
+    ep_square: int | None
+
+    @classmethod
+    def from_board(cls, board, check=True):
+        if check:
+            check_board(board)
+        squares = [0] * 64
+        for square, piece in board.piece_map().items():
+            squares[square] = piece_code(piece.piece_type, piece.color == chess.BLACK)
+        rights_mask = board.clean_castling_rights()
+        castling = sum(bit for mask, bit in _CASTLE_BITS if rights_mask & mask)
+        return cls(tuple(squares), board.turn == chess.WHITE, castling, board.ep_square)
+
+    @classmethod
+    def from_fen(cls, fen):
+        return cls.from_board(parse_fen(fen), check=False)
+
+    def own_squares(self):
+        black = 0 if self.white_to_move else 8
+        return [sq for sq, code in enumerate(self.squares) if code and (code & 8) == black]
+
+
+@dataclass
+class Generation:
+    moves: list = field(default_factory=list)
+    steps: int = 0
+    promotion_nodes: int = 0
+    cycles: int | None = None   # hardware backends only
+    stalls: int | None = None   # hardware backends only
+
+    def counters(self):
+        """The counters a backend measured, for JSON output."""
+        out = {"steps": self.steps, "promotion_nodes": self.promotion_nodes}
+        if self.cycles is not None:
+            out.update(cycles=self.cycles, stalls=self.stalls)
+        return out
+
+    def uci(self):
+        return [m.uci() for m in self.moves]
+
+
+def generate(position, layout="dense"):
+    """Walk the tables for ``position`` and return the emitted stream and counters."""
+    if isinstance(layout, str):
+        layout = get_layout(layout)
+    squares = position.squares
+    stm_black = 0 if position.white_to_move else 8
+    ep = position.ep_square
+    result = Generation()
+    moves = result.moves
+    steps = 0
+    for frm in position.own_squares():
+        kind = table_kind(squares[frm])
+        table = layout.decoded_table(kind == TableKind.QUEEN)
+        addr = layout.head(kind, frm)
+        while True:
+            node = table[addr]
+            steps += 1
+            to = node.to
+            target = squares[to]
+            empty = target == 0
+            opponent = not empty and (target & 8) != stm_black
+            node_kind = node.kind
+            follow_pos = empty
+            if node_kind == NodeKind.NORMAL:
+                if empty or opponent:
+                    moves.append(Move(frm, to, capture=opponent))
+            elif node_kind == NodeKind.PUSH:
+                if empty:
+                    moves.append(Move(frm, to))
+            elif node_kind == NodeKind.DOUBLE:
+                if empty:
+                    moves.append(Move(frm, to, double=True))
+            elif node_kind == NodeKind.CAPTURE:
+                if opponent:
+                    moves.append(Move(frm, to, capture=True))
+                elif empty and to == ep:
+                    moves.append(Move(frm, to, capture=True, en_passant=True))
+            elif node_kind == NodeKind.PROMO_PUSH or node_kind == NodeKind.PROMO_CAPTURE:
+                if empty if node_kind == NodeKind.PROMO_PUSH else opponent:
+                    result.promotion_nodes += 1
+                    for piece in PROMOTION_ORDER:
+                        moves.append(Move(frm, to, piece, capture=opponent))
+            else:  # castling: the right must be held by the side to move
+                right = castle_right_for(to)
+                held = bool(position.castling & right) and (to >= 56) == bool(stm_black)
+                follow_pos = empty and held
+                if node_kind == NodeKind.CASTLE and follow_pos:
+                    moves.append(Move(frm, to, castle=True))
+            if follow_pos:
+                if node.pos_end:
+                    break
+                addr = node.pos_addr
+            else:
+                if node.dir_end:
+                    break
+                addr = node.dir_addr
+    result.steps = steps
+    return result

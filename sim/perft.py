@@ -1,0 +1,72 @@
+"""Perft driven by a move-generator backend.
+
+The backend (golden model or simulated hardware) generates the pseudo-legal
+stream at every node; the host keeps the position in a python-chess Board
+(make/unmake with push/pop) and filters legality with python-chess's own
+king-safety test. At the last ply the legal moves are only counted (bulk counting).
+"""
+
+import time
+
+__all__ = ["legal_moves", "perft", "divide"]
+
+
+def legal_moves(board, stream):
+    """The legal subset of a generated stream, as python-chess Moves, in stream order.
+
+    Uses python-chess's pin/check analysis once per position rather than
+    ``board.is_legal`` per move; castling is checked with ``is_legal`` because
+    generation does not test the king's path for attacks.
+    """
+    king = board.king(board.turn)
+    blockers = board._slider_blockers(king)
+    checkers = board.checkers_mask()
+    out = []
+    if checkers:
+        evasions = set(board._generate_evasions(king, checkers))
+        for move in stream:
+            chess_move = move.to_chess()
+            if chess_move in evasions and board._is_safe(king, blockers, chess_move):
+                out.append(chess_move)
+        return out
+    for move in stream:
+        chess_move = move.to_chess()
+        if move.castle:
+            if board.is_legal(chess_move):
+                out.append(chess_move)
+        elif board._is_safe(king, blockers, chess_move):
+            out.append(chess_move)
+    return out
+
+
+def _perft(board, depth, generate):
+    moves = legal_moves(board, generate(board).moves)
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for move in moves:
+        board.push(move)
+        total += _perft(board, depth - 1, generate)
+        board.pop()
+    return total
+
+
+def divide(board, depth, generate):
+    """Per-root-move node counts, in emission order: [(uci, nodes)]."""
+    board = board.copy(stack=False)
+    result = []
+    for move in legal_moves(board, generate(board).moves):
+        if depth == 1:
+            result.append((move.uci(), 1))
+            continue
+        board.push(move)
+        result.append((move.uci(), _perft(board, depth - 1, generate)))
+        board.pop()
+    return result
+
+
+def perft(board, depth, generate):
+    """(node count, seconds) of perft(depth) with ``generate(board) -> Generation``."""
+    start = time.perf_counter()
+    nodes = _perft(board.copy(stack=False), depth, generate)
+    return nodes, time.perf_counter() - start

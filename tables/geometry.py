@@ -1,0 +1,227 @@
+"""Chess geometry: the ordered rays of every piece kind on every square.
+
+This module is the single source of truth for move geometry. The ROM layouts
+(:mod:`hwmovegen.tables.layouts`) are built from it, and the golden model walks
+those ROM images, so the hardware and the model cannot disagree on geometry.
+
+Squares are numbered as in python-chess: a1 = 0, b1 = 1, ..., h8 = 63.
+
+A *chain* is everything a piece on a square may visit: a list of *rays*, each an
+ordered list of :class:`Node`. Sandström's walk (GNU Chess 1.55) visits the
+first node of the first ray; at every node it reads the target square, and
+
+* if the square is empty it follows *nextpos* (the next node of the same ray,
+  or the first node of the next ray when this ray is finished);
+* if the square is occupied it follows *nextdir* (the first node of the next
+  ray), since a piece in the way blocks the rest of the ray.
+
+The walk ends after the last node of the last ray. Whether a node *emits* a move
+depends on its :class:`NodeKind` and the square's content (see ``NodeKind``).
+"""
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+__all__ = [
+    "TableKind", "NodeKind", "Node", "CastleRight",
+    "chain", "rays", "square_name", "castle_right_for",
+    "PIECE_TYPE_OF_KIND", "table_kind",
+    "EMPTY", "piece_code", "code_type", "code_is_black",
+]
+
+
+class TableKind(IntEnum):
+    """Which table a piece walks. Non-pawn values equal python-chess piece types,
+    so hardware derives the kind as ``color if type == PAWN else type``."""
+    WPAWN = 0
+    BPAWN = 1
+    KNIGHT = 2
+    BISHOP = 3
+    ROOK = 4
+    QUEEN = 5
+    KING = 6
+
+
+class NodeKind(IntEnum):
+    """What a node does with the square it points at.
+
+    ========================  ==========================================================
+    ``NORMAL``                piece move: emit onto an empty or opponent square
+    ``PUSH``                  pawn single push: emit only onto an empty square
+    ``DOUBLE``                pawn double push: emit only onto an empty square; it is
+                              the second node of the push ray, so it is reached only
+                              when the single-push square was empty
+    ``CAPTURE``               pawn capture: emit only onto an opponent piece, or onto
+                              the en-passant square (flagged en passant)
+    ``PROMO_PUSH``            push onto the last rank: emits four moves (q, r, b, n)
+    ``PROMO_CAPTURE``         capture onto the last rank: emits four moves (q, r, b, n)
+    ``CASTLE_PATH``           a square that must be empty for castling; emits nothing.
+                              The walk goes on along the castling ray only if the square
+                              is empty *and* the castling right is held
+    ``CASTLE``                the king's castling destination (g1, c1, g8, c8): emits
+                              the castling move if the square is empty and the right held
+    ========================  ==========================================================
+
+    The castling right a ``CASTLE_PATH``/``CASTLE`` node tests follows from its target
+    square alone: rank 1 is white, rank 8 black; files e-h kingside, a-d queenside.
+    Attack tests on the king's path belong to the legality stage, not to generation.
+    """
+    NORMAL = 0
+    PUSH = 1
+    DOUBLE = 2
+    CAPTURE = 3
+    PROMO_PUSH = 4
+    PROMO_CAPTURE = 5
+    CASTLE_PATH = 6
+    CASTLE = 7
+
+    @property
+    def is_promotion(self):
+        return self in (NodeKind.PROMO_PUSH, NodeKind.PROMO_CAPTURE)
+
+
+class CastleRight(IntEnum):
+    """Bits of the 4-bit castling-rights register."""
+    WHITE_KINGSIDE = 1
+    WHITE_QUEENSIDE = 2
+    BLACK_KINGSIDE = 4
+    BLACK_QUEENSIDE = 8
+
+
+def castle_right_for(to):
+    """The castling right a castling node with target ``to`` tests."""
+    black = to >= 56
+    kingside = (to & 7) >= 4
+    return CastleRight(1 << (2 * black + (0 if kingside else 1)))
+
+
+@dataclass(frozen=True)
+class Node:
+    to: int
+    kind: NodeKind = NodeKind.NORMAL
+
+
+# Piece codes in the board RAM: python-chess piece type in bits 2..0 (0 = empty),
+# colour in bit 3 (1 = black).
+EMPTY = 0
+PIECE_TYPE_OF_KIND = {TableKind.KNIGHT: 2, TableKind.BISHOP: 3, TableKind.ROOK: 4,
+                      TableKind.QUEEN: 5, TableKind.KING: 6}
+
+
+def piece_code(piece_type, black):
+    return piece_type | (8 if black else 0)
+
+
+def code_type(code):
+    return code & 7
+
+
+def code_is_black(code):
+    return bool(code & 8)
+
+
+def table_kind(code):
+    """The table a piece with board code ``code`` walks."""
+    piece_type = code_type(code)
+    if piece_type == 1:
+        return TableKind.BPAWN if code_is_black(code) else TableKind.WPAWN
+    return TableKind(piece_type)
+
+
+def square_name(square):
+    return "abcdefgh"[square & 7] + str(square // 8 + 1)
+
+
+# Directions as (file step, rank step), in the fixed order that defines the
+# emission order of the generator.
+ROOK_DIRECTIONS = ((0, 1), (1, 0), (0, -1), (-1, 0))            # N E S W
+BISHOP_DIRECTIONS = ((1, 1), (1, -1), (-1, -1), (-1, 1))        # NE SE SW NW
+KING_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+KNIGHT_JUMPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+
+
+def _step(square, file_step, rank_step):
+    file, rank = (square & 7) + file_step, (square >> 3) + rank_step
+    if 0 <= file < 8 and 0 <= rank < 8:
+        return rank * 8 + file
+    return None
+
+
+def _slider_rays(square, directions):
+    result = []
+    for file_step, rank_step in directions:
+        ray, target = [], _step(square, file_step, rank_step)
+        while target is not None:
+            ray.append(Node(target))
+            target = _step(target, file_step, rank_step)
+        if ray:
+            result.append(ray)
+    return result
+
+
+def _leaper_rays(square, jumps):
+    targets = (_step(square, f, r) for f, r in jumps)
+    return [[Node(t)] for t in targets if t is not None]
+
+
+def _pawn_rays(square, black):
+    forward = -1 if black else 1
+    start_rank, last_rank = (6, 0) if black else (1, 7)
+    rank = square >> 3
+    if rank == last_rank or rank == (7 - last_rank):
+        return []  # pawns never stand on the first or last rank
+    single = _step(square, 0, forward)
+    promotes = (single >> 3) == last_rank
+    push_ray = [Node(single, NodeKind.PROMO_PUSH if promotes else NodeKind.PUSH)]
+    if rank == start_rank:
+        push_ray.append(Node(_step(square, 0, 2 * forward), NodeKind.DOUBLE))
+    result = [push_ray]
+    for file_step in (-1, 1):
+        target = _step(square, file_step, forward)
+        if target is not None:
+            result.append([Node(target, NodeKind.PROMO_CAPTURE if promotes else NodeKind.CAPTURE)])
+    return result
+
+
+# King's castling rays, appended after the eight king steps on e1 and e8.
+# The queenside path visits d, b, then the destination c: all three must be empty.
+_CASTLE_RAYS = {
+    4: [[Node(5, NodeKind.CASTLE_PATH), Node(6, NodeKind.CASTLE)],
+        [Node(3, NodeKind.CASTLE_PATH), Node(1, NodeKind.CASTLE_PATH), Node(2, NodeKind.CASTLE)]],
+}
+_CASTLE_RAYS[60] = [[Node(n.to + 56, n.kind) for n in ray] for ray in _CASTLE_RAYS[4]]
+
+
+def castle_rays(square):
+    """The castling rays of a king on ``square`` (only e1 and e8 have any)."""
+    return _CASTLE_RAYS.get(square, [])
+
+
+def rays(kind, square):
+    """The ordered rays of a piece of table kind ``kind`` on ``square``.
+
+    Order (this is the emission order within one piece):
+
+    * rook N, E, S, W; bishop NE, SE, SW, NW; queen = rook rays then bishop rays;
+    * knight jumps clockwise from (+1 file, +2 ranks); king steps clockwise from N,
+      then on e1/e8 the kingside and queenside castling rays;
+    * pawn: push ray (single push, then double push from the start rank), capture
+      towards the a-file, capture towards the h-file.
+    """
+    kind = TableKind(kind)
+    if kind == TableKind.ROOK:
+        return _slider_rays(square, ROOK_DIRECTIONS)
+    if kind == TableKind.BISHOP:
+        return _slider_rays(square, BISHOP_DIRECTIONS)
+    if kind == TableKind.QUEEN:
+        return _slider_rays(square, ROOK_DIRECTIONS) + _slider_rays(square, BISHOP_DIRECTIONS)
+    if kind == TableKind.KNIGHT:
+        return _leaper_rays(square, KNIGHT_JUMPS)
+    if kind == TableKind.KING:
+        return _leaper_rays(square, KING_DIRECTIONS) + castle_rays(square)
+    return _pawn_rays(square, black=(kind == TableKind.BPAWN))
+
+
+def chain(kind, square):
+    """All nodes of a piece on ``square`` in walk order (the rays concatenated)."""
+    return [node for ray in rays(kind, square) for node in ray]
