@@ -24,10 +24,64 @@ class ModelBackend:
         return [self.generate(board) for board in boards]
 
 
-BACKENDS = ("model",)
+class PysimBackend:
+    """The RTL in Amaranth's Python simulator (about 30 k cycles/s: tests and waveforms)."""
+    name = "pysim"
+    hardware = True
+
+    def __init__(self, layout="dense"):
+        self.layout = layout
+        self.vcd_path = None
+        self._session = None
+
+    def run(self, boards):
+        from .testbench import simulate
+        positions = [Position.from_board(board, check=False) for board in boards]
+        return simulate(positions, self.layout, vcd=self.vcd_path)
+
+    def generate(self, board):
+        """One position on a simulator kept alive between calls (perft calls this per node)."""
+        if self.vcd_path:
+            return self.run([board])[0]
+        if self._session is None:
+            self._session = _PysimSession(self.layout)
+        return self._session.generate(Position.from_board(board, check=False))
+
+
+class _PysimSession:
+    def __init__(self, layout):
+        from amaranth.sim import Simulator
+        from ..rtl import MoveGenerator
+        from .testbench import generate as generate_on
+
+        self.request = self.result = None
+        dut = MoveGenerator(layout)
+
+        async def serve(ctx):
+            while True:
+                if self.request is None:
+                    await ctx.tick()
+                    continue
+                position, self.request = self.request, None
+                self.result = await generate_on(ctx, dut, position)
+
+        self.sim = Simulator(dut)
+        self.sim.add_clock(1e-8)
+        self.sim.add_testbench(serve, background=True)
+
+    def generate(self, position):
+        self.request, self.result = position, None
+        while self.result is None:
+            self.sim.advance()
+        return self.result
+
+
+BACKENDS = ("model", "pysim")
 
 
 def get_backend(name, layout="dense", **options):
     if name == "model":
         return ModelBackend(layout)
+    if name == "pysim":
+        return PysimBackend(layout)
     raise KeyError(f"unknown backend {name!r} (choose from {', '.join(BACKENDS)})")

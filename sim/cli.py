@@ -73,8 +73,12 @@ def cmd_moves(args):
         if len(positions) != 1:
             raise CliError("--vcd writes the waveform of one position: give --fen")
         backend.vcd_path = args.vcd
-    for index, (fen, board) in enumerate(_progress(positions, args, total=len(positions))):
-        result = backend.generate(board)
+    results = []
+    chunk = 256
+    bar = _progress(range(0, len(positions), chunk), args, total=-(-len(positions) // chunk), unit="chunk")
+    for first in bar:
+        results.extend(backend.run([board for _, board in positions[first:first + chunk]]))
+    for index, ((fen, _), result) in enumerate(zip(positions, results)):
         if args.json:
             print(json.dumps({"fen": fen, "moves": result.uci(), **result.counters()}), flush=True)
             continue
@@ -121,7 +125,7 @@ def _add_position_args(parser):
 
 
 def _add_backend_args(parser):
-    parser.add_argument("--backend", default="model", help="model (default), pysim or cxxrtl")
+    parser.add_argument("--backend", default="model", help="model (default) or pysim")
     parser.add_argument("--layout", default="dense", help="ROM layout: dense (default) or butterfly")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -138,7 +142,7 @@ def build_parser():
     p = sub.add_parser("moves", help="print the generated moves in emission order")
     _add_position_args(p)
     _add_backend_args(p)
-    p.add_argument("--vcd", metavar="FILE", help="pysim only: write a waveform (and FILE.gtkw)")
+    p.add_argument("--vcd", metavar="FILE", help="pysim only: write a waveform and a .gtkw save file beside it")
     p.set_defaults(func=cmd_moves)
 
     p = sub.add_parser("perft", help="count leaf nodes with the generator at every node")
