@@ -21,6 +21,7 @@ class RomSignature(wiring.Signature):
             "node_en": Out(1),
             "node_data": In(layout.word_width),
             "head_index": Out(HEAD_INDEX_WIDTH),
+            "head_en": Out(1),
             "head_addr": In(layout.addr_width),
         })
 
@@ -50,6 +51,7 @@ class MoveTableROM(wiring.Component):
             node_port.en.eq(self.bus.node_en),
             self.bus.node_data.eq(node_port.data),
             head_port.addr.eq(self.bus.head_index),
+            head_port.en.eq(self.bus.head_en),
             self.bus.head_addr.eq(head_port.data),
         ]
         return m

@@ -17,13 +17,15 @@ a register file (256 flip-flops) whose occupancy and colour bitmaps feed 64:1
 muxes indexed by the node's target; that mux (about three LUT levels) and the
 next-address select after the block RAM's clock-to-output are the critical path.
 
-The next piece is found without visiting empty squares: ``pending`` holds the
-side to move's pieces not yet started, a tree priority encoder picks the lowest,
-and its head address is read from the head ROM every cycle. When a chain ends
-the next piece's first node is therefore already known, and the walk goes on
-with no idle cycle between pieces. This needs every chain to be at least two
-nodes long (checked by the table tests), so the head read after a piece change
-is ready before the next chain can end.
+The next piece is found without visiting empty squares, one piece ahead: the
+head ROM's output register always holds the head of the piece to walk after the
+current one (the *head stage*), and ``queue`` holds the side to move's pieces
+not yet fetched into it. When a walk ends, its last cycle launches the head
+stage's piece and, in the same cycle, a tree priority encoder picks the lowest
+piece of ``queue`` and reads its head; the head ROM is enabled only then, so the
+head stage holds until it is used. The walk thus goes from piece to piece with
+no idle cycle, even when a walk is a single step (a corner bishop blocked at
+once).
 
 Cycle budget with ``ready`` held high: 1 cycle to sample ``start`` (the head of
 the first piece is read in it), 1 launch cycle, one cycle per node, 3 extra
@@ -84,7 +86,7 @@ class Sequencer(wiring.Component):
         own = Signal(64)
         m.d.comb += own.eq(self.occupied & Mux(self.state.white_to_move, ~self.black, self.black))
 
-        pending = Signal(64)        # side to move's pieces not started yet
+        queue = Signal(64)          # side to move's pieces not yet fetched into the head stage
         addr = Signal(aw)           # address of the node on rom.node_data
         cur_from = Signal(6)
         cur_queen = Signal(1)
@@ -93,27 +95,31 @@ class Sequencer(wiring.Component):
         out_valid = Signal(1)
         out_move = Signal(Move)
 
-        # -- next piece: priority encoder -> board read -> head ROM (registered) --
+        # -- head stage: priority encoder -> board read -> head ROM, advanced on demand --
         scan = Signal(64)
         starting = Signal(1)
+        fetch = Signal(1)           # the head stage is consumed (or filled first) this cycle
         next_valid, next_square = lowest_set_bit(m, scan)
         next_code = self.rd_code
         next_kind = Signal(3)
         m.d.comb += [
             starting.eq(~self.busy & self.start),
-            scan.eq(Mux(starting, own, pending)),
+            scan.eq(Mux(starting, own, queue)),
             self.rd_square.eq(next_square),
             next_kind.eq(Mux(next_code[0:3] == 1, next_code[3], next_code[0:3])),
             self.rom.head_index.eq(Cat(next_square, next_kind)),
+            self.rom.head_en.eq(fetch | starting),
         ]
         head_valid = Signal(1)      # these three describe rom.head_addr
         head_square = Signal(6)
         head_queen = Signal(1)
-        m.d.sync += [
-            head_valid.eq(next_valid),
-            head_square.eq(next_square),
-            head_queen.eq(next_kind == TableKind.QUEEN),
-        ]
+        with m.If(fetch | starting):
+            m.d.sync += [
+                head_valid.eq(next_valid),
+                head_square.eq(next_square),
+                head_queen.eq(next_kind == TableKind.QUEEN),
+                queue.eq(scan & ~(Const(1, 64) << next_square)),
+            ]
 
         # -- the node on rom.node_data --
         m.d.comb += [node.addr.eq(addr), node.word.eq(self.rom.node_data), node.is_queen.eq(cur_queen)]
@@ -152,21 +158,18 @@ class Sequencer(wiring.Component):
         m.d.comb += [self.done.eq(done)]
 
         def launch():
-            """Start the piece whose head the head ROM returns this cycle."""
-            m.d.comb += [self.rom.node_addr.eq(self.rom.head_addr), self.rom.node_en.eq(1)]
+            """Start the head stage's piece, and fetch the next one into the head stage."""
+            m.d.comb += [self.rom.node_addr.eq(self.rom.head_addr), self.rom.node_en.eq(1), fetch.eq(1)]
             m.d.sync += [
                 addr.eq(self.rom.head_addr),
                 cur_from.eq(head_square),
                 cur_queen.eq(head_queen),
-                pending.eq(pending & ~(Const(1, 64) << head_square)),
             ]
 
         with m.FSM(init="IDLE"):
             with m.State("IDLE"):
                 with m.If(self.start):
-                    m.d.sync += [
-                        pending.eq(own), done.eq(0), counters.eq(0), counters.cycles.eq(1),
-                    ]
+                    m.d.sync += [done.eq(0), counters.eq(0), counters.cycles.eq(1)]
                     m.next = "LAUNCH"
             with m.State("LAUNCH"):
                 m.d.comb += self.busy.eq(1)

@@ -12,13 +12,21 @@ from hwmovegen.sim.positions import random_boards
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 PROMOTIONS = "n1n1k3/PPP5/8/8/8/8/5ppp/4K1N1 w - - 0 1"
+# Walks of a single step: a corner bishop blocked at once, as the first, a middle
+# and the last piece of the side to move (found by `compare --random`).
+ONE_STEP_WALKS = [
+    "7b/6k1/8/8/8/8/8/K7 b - - 0 1",
+    "k7/8/8/8/8/8/1P6/B6K w - - 0 1",
+    "k6b/6p1/8/8/8/8/8/b6K b - - 0 1",
+    "6Bb/2kbr1Rn/p1P5/5p2/K1P2P2/N6P/5b2/R7 b - - 12 55",
+]
 
 
 def positions_under_test(suite):
     cpw = [r.board for r in suite[:7]]
     perftsuite = [r.board for r in suite[7::9]]
     randoms = random_boards(40, seed=99)
-    return cpw + perftsuite + randoms + [chess.Board(PROMOTIONS)]
+    return cpw + perftsuite + randoms + [chess.Board(fen) for fen in [PROMOTIONS] + ONE_STEP_WALKS]
 
 
 def assert_matches_model(board, hardware, layout="dense"):

@@ -125,12 +125,6 @@ def test_heads_and_sentinels_agree_across_layouts():
         assert dense.head(TableKind.QUEEN, square) == dense.head(TableKind.ROOK, square)
 
 
-def test_every_chain_has_at_least_two_nodes():
-    """The sequencer prefetches the next piece's head during the current chain."""
-    for kind, square in chains():
-        assert len(chain(kind, square)) >= 2, (kind, square)
-
-
 @pytest.mark.parametrize("name", LAYOUT_NAMES)
 def test_pack_unpack_round_trip(name):
     layout = get_layout(name)
