@@ -1,13 +1,15 @@
 """Board RAM: 64 x 4-bit piece codes plus the side-to-move, castling and en-passant registers.
 
-The squares are a register file rather than block RAM: the sequencer needs the
+The squares are flip-flops rather than block RAM: the sequencer needs the
 occupancy and colour of an arbitrary square in the same cycle the ROM names it
 (the walk's one-cycle loop), and the occupancy of all 64 squares at once to find
-the next piece without spending cycles on empty squares.
+the next piece without spending cycles on empty squares. They are stored as four
+64-bit bitplanes (bit k of every square's code in plane k), which gives those
+bitmaps for free and is the form an attack/legality stage will want.
 """
 
-from amaranth import Module, Signal, Cat
-from amaranth.lib import data, wiring
+from amaranth import Module, Signal, Cat, Const, Mux
+from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .types import BoardState
@@ -44,20 +46,25 @@ class BoardRAM(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        squares = Signal(data.ArrayLayout(4, 64))
+        # Four bitplanes: plane k holds bit k of every square's piece code. A square
+        # write is a one-hot mask per plane; occupancy is the OR of the type planes
+        # and colour is plane 3, with no 64-input reduction per square.
+        planes = [Signal(64, name=f"plane_{bit}") for bit in range(4)]
         state = Signal(BoardState)
 
-        with m.If(self.load.clear):
-            m.d.sync += squares.eq(0)
-        with m.If(self.load.wr_en):
-            m.d.sync += squares[self.load.wr_square].eq(self.load.wr_code)
+        mask = Signal(64)
+        m.d.comb += mask.eq(Mux(self.load.wr_en, Const(1, 64) << self.load.wr_square, 0))
+        for bit, plane in enumerate(planes):
+            kept = Mux(self.load.clear, 0, plane) & ~mask
+            with m.If(self.load.clear | self.load.wr_en):
+                m.d.sync += plane.eq(kept | Mux(self.load.wr_code[bit], mask, 0))
         with m.If(self.load.state_en):
             m.d.sync += state.eq(self.load.state)
 
         m.d.comb += [
             self.state.eq(state),
-            self.occupied.eq(Cat(squares[i] != 0 for i in range(64))),
-            self.black.eq(Cat(squares[i][3] for i in range(64))),
-            self.rd_code.eq(squares[self.rd_square]),
+            self.occupied.eq(planes[0] | planes[1] | planes[2]),
+            self.black.eq(planes[3]),
+            self.rd_code.eq(Cat(plane.bit_select(self.rd_square, 1) for plane in planes)),
         ]
         return m
