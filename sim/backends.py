@@ -7,7 +7,7 @@ hardware backends simulate the RTL and add ``cycles`` and ``stalls``.
 
 from .model import Position, generate
 
-__all__ = ["ModelBackend", "BACKENDS", "get_backend"]
+__all__ = ["ModelBackend", "PysimBackend", "BACKENDS", "DEFAULT_BACKEND", "get_backend"]
 
 
 class ModelBackend:
@@ -76,12 +76,26 @@ class _PysimSession:
         return self.result
 
 
-BACKENDS = ("model", "pysim")
+BACKENDS = ("model", "pysim", "cxxrtl")
+DEFAULT_BACKEND = "cxxrtl"
 
 
-def get_backend(name, layout="dense", **options):
+def get_backend(name, layout="dense", log=None, ready_probability=1.0, seed=1):
+    """A backend by name. ``cxxrtl`` falls back to ``pysim`` (saying so through
+    ``log``) when no C++ compiler is found. ``ready_probability`` < 1 applies
+    random backpressure on the hardware backends' move stream."""
     if name == "model":
         return ModelBackend(layout)
     if name == "pysim":
+        if ready_probability < 1:
+            raise KeyError("backpressure (--ready) needs the cxxrtl backend")
         return PysimBackend(layout)
+    if name == "cxxrtl":
+        from .cxxrtl import CxxrtlBackend
+        from .toolchain import cxx_compiler
+        if cxx_compiler() is None:
+            if log:
+                log("no C++ compiler found (g++): falling back to the pysim backend")
+            return get_backend("pysim", layout, log, ready_probability, seed)
+        return CxxrtlBackend(layout, ready_probability=ready_probability, seed=seed, log=log)
     raise KeyError(f"unknown backend {name!r} (choose from {', '.join(BACKENDS)})")

@@ -31,12 +31,25 @@ def _positions(args):
     return [(fen, parse_fen(fen))]
 
 
-def _backend(args):
+def _log(args):
+    """One-line notices on stderr (building the compiled model, falling back), none in --json mode."""
+    if args.json:
+        return None
+    return lambda text: print(f"hwmovegen: {text}", file=sys.stderr, flush=True)
+
+
+def _backend(args, **options):
     from .backends import get_backend
+    from .cxxrtl import BackendUnavailable
     try:
-        return get_backend(args.backend, layout=args.layout)
+        backend = get_backend(args.backend, layout=args.layout, log=_log(args), **options)
+        if backend.name == "cxxrtl":
+            backend._ensure()   # build now, so a failure is one clean line
+        return backend
     except KeyError as error:
         raise CliError(error.args[0]) from None
+    except BackendUnavailable as error:
+        raise CliError(str(error)) from None
 
 
 def _progress(iterable, args, total=None, unit="pos"):
@@ -119,13 +132,94 @@ def cmd_perft(args):
     return 0
 
 
+def cmd_compare(args):
+    from .compare import compare
+    from .epd import bundled_suites, read_epd
+    from .positions import random_boards
+    if args.jobs < 1:
+        raise CliError(f"--jobs must be at least 1, not {args.jobs}")
+    if not 0 < args.ready <= 1:
+        raise CliError(f"--ready must be a probability in (0, 1], not {args.ready}")
+    if args.random is not None and args.random < 1:
+        raise CliError(f"--random must be at least 1, not {args.random}")
+    boards = [record.board for path in args.epd or [] for record in read_epd(path)]
+    if args.random:
+        boards += random_boards(args.random, seed=args.seed)
+    if not args.epd and not args.random:
+        boards = [record.board for record in bundled_suites()]
+    if args.backend == "model":
+        raise CliError("compare checks a hardware backend against the model: use cxxrtl or pysim")
+    _backend(args, ready_probability=args.ready)   # validates, builds, and says if it falls back
+    bar = None
+    if not args.json and sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=len(boards), unit="pos", leave=False)
+    try:
+        summary = compare(boards, args.backend, args.layout, jobs=args.jobs, ready=args.ready,
+                          seed=args.seed, progress=bar.update if bar else None)
+    except KeyError as error:
+        raise CliError(error.args[0]) from None
+    finally:
+        if bar:
+            bar.close()
+    if args.json:
+        print(json.dumps(summary.as_dict()))
+    else:
+        for mismatch in summary.mismatches[:5]:
+            print(mismatch.report())
+        if len(summary.mismatches) > 5:
+            print(f"... and {len(summary.mismatches) - 5} more mismatches")
+        rows = [
+            ("backend", f"{summary.backend} ({summary.layout} layout)"),
+            ("positions", summary.positions),
+            ("moves", summary.moves),
+            ("legal moves", summary.legal_moves),
+            ("table steps", summary.steps),
+            ("cycles", summary.cycles),
+            ("stalls", summary.stalls),
+            ("moves/cycle", f"{summary.moves_per_cycle:.4f}" if summary.cycles else "-"),
+            ("mismatches", len(summary.mismatches)),
+            ("seconds", f"{summary.seconds:.1f}"),
+        ]
+        for name, value in rows:
+            print(f"{name:<12} {value}")
+    return 1 if summary.mismatches else 0
+
+
+def cmd_bench(args):
+    from .bench import cpw_records, perft_rows, position_rows
+    backend = _backend(args)
+    if backend.name != "cxxrtl":
+        raise CliError("bench measures the compiled backend: it needs a C++ compiler (g++)")
+    records = cpw_records()
+    positions = position_rows(backend, records, args.repeat)
+    perfts = perft_rows(backend, args.depth)
+    if args.json:
+        print(json.dumps({"layout": args.layout, "positions": positions, "perft_depth": args.depth,
+                          "perft": perfts}))
+        return 0
+    print(f"{'position':<20}{'moves':>6}{'steps':>7}{'cycles':>8}{'moves/cycle':>13}{'sim cycles/s':>15}")
+    for row in positions:
+        print(f"{row['name']:<20}{row['moves']:>6}{row['steps']:>7}{row['cycles']:>8}"
+              f"{row['moves_per_cycle']:>13.3f}{row['sim_cycles_per_second']:>15,}")
+    total_moves = sum(r["moves"] for r in positions)
+    total_cycles = sum(r["cycles"] for r in positions)
+    print(f"{'all':<20}{total_moves:>6}{sum(r['steps'] for r in positions):>7}{total_cycles:>8}"
+          f"{total_moves / total_cycles:>13.3f}")
+    print(f"\nperft({args.depth}) from the start position")
+    for row in perfts:
+        print(f"  {row['generator']:<38}{row['nodes']:>10}{row['seconds']:>8.2f} s{row['nodes_per_second']:>12,} nodes/s")
+    return 0
+
+
 def _add_position_args(parser):
     parser.add_argument("--fen", help="position in FEN (default: the start position)")
     parser.add_argument("--epd", metavar="FILE", help="one position per line; text after ';' is ignored")
 
 
 def _add_backend_args(parser):
-    parser.add_argument("--backend", default="model", help="model (default) or pysim")
+    parser.add_argument("--backend", default="cxxrtl",
+                        help="cxxrtl (default; pysim if there is no C++ compiler), pysim or model")
     parser.add_argument("--layout", default="dense", help="ROM layout: dense (default) or butterfly")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -151,6 +245,23 @@ def build_parser():
     p.add_argument("--divide", action="store_true", help="per-move counts, like Stockfish's go perft")
     _add_backend_args(p)
     p.set_defaults(func=cmd_perft)
+
+    p = sub.add_parser("compare", help="hardware vs golden model (move for move) and python-chess")
+    p.add_argument("--epd", metavar="FILE", action="append", help="positions to compare (repeatable)")
+    p.add_argument("--random", type=int, metavar="N", help="add N positions from seeded random games")
+    p.add_argument("--seed", type=int, default=1, help="seed of --random and of --ready (default 1)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--ready", type=float, default=1.0, metavar="P",
+                   help="cxxrtl: random backpressure, ready with probability P each cycle (default 1)")
+    _add_backend_args(p)
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("bench", help="moves per cycle, simulated cycles per second, perft timings")
+    p.add_argument("--depth", type=int, default=4, help="perft depth from the start position (default 4)")
+    p.add_argument("--repeat", type=int, default=2000, help="generations per position for cycles/s")
+    p.add_argument("--layout", default="dense")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench, backend="cxxrtl")
     return parser
 
 

@@ -1,0 +1,70 @@
+"""Benchmarks: moves per cycle per position, simulated cycles per second, perft wall time."""
+
+import time
+
+import chess
+
+from .backends import ModelBackend, get_backend
+from .epd import bundled_path, read_epd
+from .perft import perft
+from importlib import resources
+
+__all__ = ["python_chess_perft", "position_rows", "perft_rows", "cpw_records"]
+
+
+def cpw_records():
+    with resources.as_file(bundled_path("cpw-perft.epd")) as path:
+        return read_epd(path)
+
+
+def python_chess_perft(board, depth):
+    """python-chess's own legal move generator, bulk-counted at the last ply."""
+    if depth == 1:
+        return board.legal_moves.count()
+    nodes = 0
+    for move in board.legal_moves:
+        board.push(move)
+        nodes += python_chess_perft(board, depth - 1)
+        board.pop()
+    return nodes
+
+
+def position_rows(backend, records, repeat):
+    """Per CPW position: moves, steps, cycles, moves/cycle, and simulated cycles/s
+    measured over ``repeat`` back-to-back generations of it (loading included)."""
+    rows = []
+    for record in records:
+        one = backend.run([record.board])[0]
+        boards = [record.board] * repeat
+        before = backend.clock_cycles
+        start = time.perf_counter()
+        backend.run(boards)
+        seconds = time.perf_counter() - start
+        rows.append({
+            "name": record.name, "fen": record.fen, "moves": len(one.moves), "steps": one.steps,
+            "cycles": one.cycles, "moves_per_cycle": round(len(one.moves) / one.cycles, 3),
+            "steps_per_cycle": round(one.steps / one.cycles, 3),
+            "sim_cycles_per_second": round((backend.clock_cycles - before) / seconds),
+        })
+    return rows
+
+
+def perft_rows(hardware, depth, fen=chess.STARTING_FEN):
+    """perft(depth) through the simulated hardware, the golden model and python-chess."""
+    board = chess.Board(fen)
+    rows = []
+    for name, count in (
+        (f"{hardware.name} (simulated hardware)", lambda: perft(board, depth, hardware.generate)),
+        ("model (golden model in Python)", lambda: perft(board, depth, ModelBackend().generate)),
+        ("python-chess legal move generator", lambda: _timed(python_chess_perft, board.copy(), depth)),
+    ):
+        nodes, seconds = count()
+        rows.append({"generator": name, "nodes": nodes, "seconds": round(seconds, 2),
+                     "nodes_per_second": round(nodes / seconds)})
+    return rows
+
+
+def _timed(function, *args):
+    start = time.perf_counter()
+    result = function(*args)
+    return result, time.perf_counter() - start

@@ -1,0 +1,168 @@
+"""Hardware against the golden model (move for move) and python-chess (legal subset), at scale."""
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+
+import chess
+
+from .backends import get_backend
+from .model import Position, generate
+from .perft import legal_moves
+
+__all__ = ["Mismatch", "Summary", "check", "compare", "CHUNK"]
+
+CHUNK = 256     # positions per call into a backend / per worker task
+
+
+@dataclass
+class Mismatch:
+    fen: str
+    reason: str
+    index: int | None = None         # first differing position in the stream
+    hardware_move: str | None = None
+    model_move: str | None = None
+    hardware: list = field(default_factory=list)
+    model: list = field(default_factory=list)
+
+    def report(self):
+        lines = [f"MISMATCH: {self.fen}", f"  {self.reason}"]
+        if self.index is not None:
+            lines.append(f"  first difference at move {self.index}: hardware {self.hardware_move or '(end)'}, "
+                         f"model {self.model_move or '(end)'}")
+        lines.append(f"  hardware ({len(self.hardware)}): {' '.join(self.hardware)}")
+        lines.append(f"  model    ({len(self.model)}): {' '.join(self.model)}")
+        return "\n".join(lines)
+
+
+@dataclass
+class Summary:
+    backend: str
+    layout: str
+    positions: int = 0
+    moves: int = 0
+    legal_moves: int = 0
+    steps: int = 0
+    cycles: int = 0
+    stalls: int = 0
+    promotions: int = 0
+    seconds: float = 0.0
+    mismatches: list = field(default_factory=list)
+
+    def add(self, other):
+        for name in ("positions", "moves", "legal_moves", "steps", "cycles", "stalls", "promotions"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.mismatches.extend(other.mismatches)
+
+    @property
+    def moves_per_cycle(self):
+        return self.moves / self.cycles if self.cycles else None
+
+    def as_dict(self):
+        out = asdict(self)
+        out["seconds"] = round(self.seconds, 3)
+        out["moves_per_cycle"] = round(self.moves_per_cycle, 4) if self.cycles else None
+        out["mismatches"] = [asdict(m) for m in self.mismatches]
+        return out
+
+
+def _first_difference(a, b):
+    for index, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return index
+    return min(len(a), len(b))
+
+
+def check(board, hardware, model):
+    """The first problem with a hardware Generation, as a Mismatch, or None."""
+    def mismatch(reason, index=None):
+        hw, md = hardware.uci(), model.uci()
+        return Mismatch(board.fen(), reason, index,
+                        hw[index] if index is not None and index < len(hw) else None,
+                        md[index] if index is not None and index < len(md) else None, hw, md)
+
+    if hardware.moves != model.moves:
+        index = _first_difference(hardware.moves, model.moves)
+        if hardware.uci() == model.uci():
+            return mismatch("same moves, different flags", index)
+        return mismatch("move stream differs from the golden model", index)
+    if hardware.steps != model.steps:
+        return mismatch(f"steps: hardware {hardware.steps}, model {model.steps}")
+    if hardware.promotion_nodes != model.promotion_nodes:
+        return mismatch(f"promotions: hardware {hardware.promotion_nodes}, model {model.promotion_nodes}")
+    if hardware.cycles is not None:
+        bound = model.steps + 3 * model.promotion_nodes + 4
+        if hardware.cycles - hardware.stalls > bound:
+            return mismatch(f"cycle bound: {hardware.cycles} cycles - {hardware.stalls} stalls > {bound}")
+    legal = legal_moves(board, hardware.moves)
+    if set(legal) != set(board.legal_moves) or len(legal) != len(set(legal)):
+        extra = sorted(m.uci() for m in set(legal) - set(board.legal_moves))
+        missing = sorted(m.uci() for m in set(board.legal_moves) - set(legal))
+        return mismatch(f"legal subset differs from python-chess: extra {extra}, missing {missing}")
+    return None
+
+
+def _check_chunk(backend, layout, fens):
+    boards = [chess.Board(fen) for fen in fens]
+    summary = Summary(backend.name, layout)
+    for board, hardware in zip(boards, backend.run(boards)):
+        model = generate(Position.from_board(board, check=False), layout)
+        summary.positions += 1
+        summary.moves += len(hardware.moves)
+        summary.legal_moves += board.legal_moves.count()
+        summary.steps += hardware.steps
+        summary.cycles += hardware.cycles or 0
+        summary.stalls += hardware.stalls or 0
+        summary.promotions += hardware.promotion_nodes
+        problem = check(board, hardware, model)
+        if problem:
+            summary.mismatches.append(problem)
+    return summary
+
+
+_worker = {}
+
+
+def _init_worker(backend_name, layout, ready, seed):
+    _worker["args"] = (backend_name, layout, ready, seed)
+
+
+def _run_chunk(task):
+    index, fens = task
+    backend_name, layout, ready, seed = _worker["args"]
+    # a backpressure seed per chunk keeps results independent of --jobs
+    backend = get_backend(backend_name, layout, ready_probability=ready, seed=seed * 1_000_003 + index + 1)
+    return _check_chunk(backend, layout, fens)
+
+
+def compare(boards, backend_name="cxxrtl", layout="dense", jobs=1, ready=1.0, seed=1,
+            progress=None, log=None):
+    """Compare every board; ``progress(n)`` is called as positions complete."""
+    start = time.perf_counter()
+    fens = [board.fen() for board in boards]
+    tasks = list(enumerate(fens[i:i + CHUNK] for i in range(0, len(fens), CHUNK)))
+    total = Summary(backend_name, layout)
+    if backend_name == "cxxrtl":       # build once, before any worker needs it
+        probe = get_backend(backend_name, layout, log=log)
+        backend_name = probe.name      # pysim if there is no compiler
+        if probe.name == "cxxrtl":
+            probe._ensure()
+        total.backend = backend_name
+    jobs = max(1, min(jobs, len(tasks), os.cpu_count() or 1))
+    if jobs == 1:
+        _init_worker(backend_name, layout, ready, seed)
+        results = map(_run_chunk, tasks)
+        for summary in results:
+            total.add(summary)
+            if progress:
+                progress(summary.positions)
+    else:
+        with ProcessPoolExecutor(jobs, initializer=_init_worker,
+                                 initargs=(backend_name, layout, ready, seed)) as pool:
+            for summary in pool.map(_run_chunk, tasks):
+                total.add(summary)
+                if progress:
+                    progress(summary.positions)
+    total.seconds = time.perf_counter() - start
+    return total

