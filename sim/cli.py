@@ -198,10 +198,12 @@ def cmd_bench(args):
         print(json.dumps({"layout": args.layout, "positions": positions, "perft_depth": args.depth,
                           "perft": perfts}))
         return 0
-    print(f"{'position':<20}{'moves':>6}{'steps':>7}{'cycles':>8}{'moves/cycle':>13}{'sim cycles/s':>15}")
+    print(f"{'position':<20}{'moves':>6}{'steps':>7}{'cycles':>8}{'moves/cycle':>13}"
+          f"{'sim cycles/s':>15}{'end to end':>13}")
     for row in positions:
         print(f"{row['name']:<20}{row['moves']:>6}{row['steps']:>7}{row['cycles']:>8}"
-              f"{row['moves_per_cycle']:>13.3f}{row['sim_cycles_per_second']:>15,}")
+              f"{row['moves_per_cycle']:>13.3f}{row['sim_cycles_per_second']:>15,}"
+              f"{row['end_to_end_cycles_per_second']:>13,}")
     total_moves = sum(r["moves"] for r in positions)
     total_cycles = sum(r["cycles"] for r in positions)
     print(f"{'all':<20}{total_moves:>6}{sum(r['steps'] for r in positions):>7}{total_cycles:>8}"

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from importlib import metadata, resources
 from pathlib import Path
 
@@ -141,6 +142,7 @@ class CxxrtlBackend:
         self.seed = seed
         self.log = log
         self._lib = self._handle = None
+        self.core_seconds = 0.0     # wall time spent inside the C++ driver
 
     def _ensure(self):
         if self._handle is None:
@@ -169,8 +171,10 @@ class CxxrtlBackend:
         moves = (ctypes.c_uint32 * capacity)()
         stats = (ctypes.c_uint32 * (self._stat_words * count))()
         failed = ctypes.c_int(-1)
+        start = time.perf_counter()
         total = self._lib.hwmg_generate(self._handle, count, blob, moves, capacity, stats,
                                         self.ready_threshold, MAX_CYCLES, ctypes.byref(failed))
+        self.core_seconds += time.perf_counter() - start
         if total < 0:
             what = {-1: "too many moves", -2: f"no done within {MAX_CYCLES} cycles",
                     -3: "the design needs more than one eval per cycle"}.get(total, str(total))

@@ -1,7 +1,15 @@
+import os
+import tempfile
+
 import pytest
 
 from hwmovegen.sim.epd import bundled_suites
 from hwmovegen.sim.positions import random_boards
+
+
+# Compiled CXXRTL models go to a cache that is new for every test run, so the
+# suite always exercises the real build instead of an earlier run's library.
+os.environ["HWMOVEGEN_CACHE"] = tempfile.mkdtemp(prefix="hwmovegen-test-cache-")
 
 
 @pytest.fixture(scope="session")
