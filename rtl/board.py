@@ -41,8 +41,8 @@ class BoardRAM(wiring.Component):
     state: Out(BoardState)
     occupied: Out(64)       # bit per square: a piece stands there
     black: Out(64)          # bit per square: the piece there is black
-    rd_square: In(6)        # combinational read port
-    rd_code: Out(4)
+    rd_select: In(64)       # combinational read port: one-hot square select
+    rd_code: Out(4)         # code of the selected square (0 if none is selected)
 
     def elaborate(self, platform):
         m = Module()
@@ -65,6 +65,6 @@ class BoardRAM(wiring.Component):
             self.state.eq(state),
             self.occupied.eq(planes[0] | planes[1] | planes[2]),
             self.black.eq(planes[3]),
-            self.rd_code.eq(Cat(plane.bit_select(self.rd_square, 1) for plane in planes)),
+            self.rd_code.eq(Cat((plane & self.rd_select).any() for plane in planes)),
         ]
         return m

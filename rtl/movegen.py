@@ -58,7 +58,7 @@ class MoveGenerator(wiring.Component):
             sequencer.occupied.eq(board.occupied),
             sequencer.black.eq(board.black),
             sequencer.state.eq(board.state),
-            board.rd_square.eq(sequencer.rd_square),
+            board.rd_select.eq(sequencer.rd_select),
             sequencer.rd_code.eq(board.rd_code),
             sequencer.start.eq(self.start),
             self.busy.eq(sequencer.busy),

@@ -13,13 +13,18 @@ HEAD_INDEX_WIDTH = 9    # kind (3 bits) * 64 + square (6 bits)
 
 
 class RomSignature(wiring.Signature):
-    """The sequencer's view of the ROM: both ports read synchronously (block RAM)."""
+    """The sequencer's view of the ROM: every port reads synchronously (block RAM).
+
+    Two node ports, A and B, let the sequencer read both successors of a node
+    (nextpos and nextdir) in the same cycle.
+    """
 
     def __init__(self, layout):
         super().__init__({
-            "node_addr": Out(layout.addr_width),
-            "node_en": Out(1),
-            "node_data": In(layout.word_width),
+            "node_a_addr": Out(layout.addr_width),
+            "node_a_data": In(layout.word_width),
+            "node_b_addr": Out(layout.addr_width),
+            "node_b_data": In(layout.word_width),
             "head_index": Out(HEAD_INDEX_WIDTH),
             "head_en": Out(1),
             "head_addr": In(layout.addr_width),
@@ -30,7 +35,9 @@ class MoveTableROM(wiring.Component):
     """Node ROM (one word per table node) and head ROM ([kind][square] -> node address).
 
     Both are :class:`~amaranth.lib.memory.Memory` with synchronous read ports, so
-    synthesis maps them to block RAM (iCE40 EBR, ECP5 DP16KD).
+    synthesis maps them to block RAM (iCE40 EBR, ECP5 DP16KD). The node ROM has
+    two read ports: ECP5's true dual-port block RAM serves both from one copy,
+    iCE40 (one read port per EBR) gets two copies.
     """
 
     def __init__(self, layout="dense"):
@@ -44,12 +51,14 @@ class MoveTableROM(wiring.Component):
                                             init=layout.node_image)
         m.submodules.heads = heads = Memory(shape=layout.addr_width, depth=len(TableKind) * 64,
                                             init=layout.head_image)
-        node_port = nodes.read_port()
+        port_a = nodes.read_port()
+        port_b = nodes.read_port()
         head_port = heads.read_port()
         m.d.comb += [
-            node_port.addr.eq(self.bus.node_addr),
-            node_port.en.eq(self.bus.node_en),
-            self.bus.node_data.eq(node_port.data),
+            port_a.addr.eq(self.bus.node_a_addr),
+            self.bus.node_a_data.eq(port_a.data),
+            port_b.addr.eq(self.bus.node_b_addr),
+            self.bus.node_b_data.eq(port_b.data),
             head_port.addr.eq(self.bus.head_index),
             head_port.en.eq(self.bus.head_en),
             self.bus.head_addr.eq(head_port.data),

@@ -27,7 +27,10 @@ from .toolchain import cache_dir, cxx_compiler, tool
 __all__ = ["BackendUnavailable", "build_model", "CxxrtlBackend", "DEFAULT_CXXFLAGS"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
-YOSYS_SCRIPT = "read_rtlil top.il; hierarchy -top top; proc; flatten; opt -full; write_cxxrtl -O6 -header top.cc"
+# opt_clean -purge: partial aliases between a port and its driver otherwise look like
+# feedback to write_cxxrtl, which would then need more than one eval per clock.
+YOSYS_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; opt -full; opt_clean -purge; "
+                "write_cxxrtl -O6 -header top.cc")
 MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
 MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
 

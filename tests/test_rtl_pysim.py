@@ -150,7 +150,11 @@ def test_counters_describe_the_run():
     result = tb.simulate([PROMOTIONS])[0]
     model = generate(Position.from_fen(PROMOTIONS))
     assert result.promotion_nodes == model.promotion_nodes == 3  # b7: b8, xa8, xc8
-    assert result.cycles == model.steps + 3 * model.promotion_nodes + 3
+    assert len(result.moves) == len(model.moves) == 5 + 3 + 3 * 4  # king, knight, b7 promotions
+    # the FIFO expands promotions while the walk goes on: fewer than 3 extra cycles each
+    assert model.steps + 4 < result.cycles <= model.steps + 3 * model.promotion_nodes + 4
+    plain = tb.simulate([chess.STARTING_FEN])[0]
+    assert plain.cycles == plain.steps + 4 == 60
 
 
 def test_readme_testbench_example_runs(capsys):
