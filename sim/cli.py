@@ -214,6 +214,98 @@ def cmd_bench(args):
     return 0
 
 
+def cmd_synth(args):
+    from ..boards.synth import SynthError, synth
+    try:
+        report = synth(args.target, layout=args.layout, build_dir=args.out)
+    except KeyError as error:
+        raise CliError(error.args[0]) from None
+    except SynthError as error:
+        if args.json:
+            print(json.dumps({"target": args.target, "layout": args.layout, "fits": False, "error": str(error)}))
+        else:
+            print(f"hwmovegen: {error}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    path = report["critical_path"] or {}
+    rows = [
+        ("target", f'{report["target"]} ({report["layout"]} layout)'),
+        ("fmax", f'{report["fmax_mhz"]} MHz routed (goal {report["goal_mhz"]} MHz, '
+                 f'constraint {report["constraint_mhz"]} MHz)'),
+        ("logic cells", f'{report["logic_cells"]} / {report["logic_cells_available"]} '
+                        f'{report["logic_cell_kind"]} '
+                        f'({100 * report["logic_cells"] / report["logic_cells_available"]:.1f}%)'),
+        ("LUTs", report["luts"]),
+        ("FFs", report["ffs"]),
+        ("carry cells", report["carries"]),
+        ("block RAMs", f'{report["brams"]} / {report["brams_available"]}'),
+        ("critical path", f'{path.get("from")} -> {path.get("to")}'),
+        ("", f'{path.get("delay_ns")} ns, {path.get("logic_levels")} logic levels'),
+        ("seconds", report["seconds"]),
+    ]
+    for name, value in rows:
+        print(f"{name:<14}{value}")
+    return 0
+
+
+def cmd_build(args):
+    from ..boards.synth import SynthError
+    from ..boards.top import build_board
+    try:
+        report = build_board(args.board, args.out, layout=args.layout, baud=args.baud)
+    except KeyError as error:
+        raise CliError(error.args[0]) from None
+    except SynthError as error:
+        print(f"hwmovegen: {error}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f'{report["board"]} ({report["fpga"]}), {report["layout"]} layout, {report["baud"]} baud')
+    print(f'clock {report["clock_mhz"]} MHz, routed fmax {report["fmax_mhz"]} MHz')
+    print("utilization " + ", ".join(f"{cell} {used}" for cell, used in report["utilization"].items()))
+    print(f'bitstream {report["bitstream"]}')
+    return 0
+
+
+def cmd_board(args):
+    from ..boards.hostlink import HostClient, LinkError, SerialTransport, SimulatedBoard
+    from .model import Position, generate
+    if (args.port is None) == (not args.sim):
+        raise CliError("give --port PORT (a board) or --sim (the simulated board)")
+    positions = _positions(args)
+    try:
+        transport = SimulatedBoard(layout=args.layout) if args.sim else SerialTransport(args.port, args.baud)
+        client = HostClient(transport, timeout=args.timeout)
+        version, layout = client.ping()
+        if not args.json:
+            print(f"# board: protocol {version}, {layout} layout")
+        failures = 0
+        for fen, board in positions:
+            position = Position.from_board(board, check=False)
+            moves, counters = client.generate(position)
+            expected = generate(position, layout).moves
+            matches = moves == expected
+            failures += not matches
+            uci = [m.uci() for m in moves]
+            if args.json:
+                print(json.dumps({"fen": fen, "moves": uci, **counters, "matches_model": matches}), flush=True)
+                continue
+            if len(positions) > 1:
+                print(f"# {fen}")
+            for move in uci:
+                print(move)
+            verdict = "matches the golden model" if matches else "MISMATCH with the golden model"
+            print(f"# {verdict}: {len(moves)} moves, {counters['steps']} steps, {counters['cycles']} cycles, "
+                  f"{counters['stalls']} stall cycles")
+    except LinkError as error:
+        print(f"hwmovegen: error: {error}", file=sys.stderr)
+        return 1
+    return 1 if failures else 0
+
+
 def _add_position_args(parser):
     parser.add_argument("--fen", help="position in FEN (default: the start position)")
     parser.add_argument("--epd", metavar="FILE", help="one position per line; text after ';' is ignored")
@@ -264,6 +356,31 @@ def build_parser():
     p.add_argument("--layout", default="dense")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench, backend="cxxrtl")
+
+    p = sub.add_parser("synth", help="synthesize, place and route the core; report fmax and area")
+    p.add_argument("--target", required=True, help="ice40-up5k or ecp5-85f")
+    p.add_argument("--layout", default="dense")
+    p.add_argument("--out", metavar="DIR", help="keep the build files here")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_synth)
+
+    p = sub.add_parser("build", help="build a board's bitstream (generator + UART host link)")
+    p.add_argument("--board", required=True, help="icebreaker or ulx3s-85f")
+    p.add_argument("--out", metavar="DIR", default="build", help="output folder (default build)")
+    p.add_argument("--layout", default="dense")
+    p.add_argument("--baud", type=int, default=115_200)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("board", help="generate on a board over its UART and check against the model")
+    p.add_argument("--port", help="serial port of the board (needs pyserial)")
+    p.add_argument("--sim", action="store_true", help="talk to the simulated board top instead")
+    _add_position_args(p)
+    p.add_argument("--baud", type=int, default=115_200)
+    p.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for a reply")
+    p.add_argument("--layout", default="dense", help="with --sim: the simulated board's layout")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_board)
     return parser
 
 

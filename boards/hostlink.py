@@ -1,0 +1,244 @@
+"""Host side of the UART host link (protocol in :mod:`hwmovegen.rtl.protocol`).
+
+:class:`HostClient` speaks the protocol over a *transport*: an object with
+``write(data)`` and ``read(timeout) -> bytes`` (whatever arrived within
+``timeout`` seconds, possibly nothing). :class:`SerialTransport` is a real
+serial port (pyserial); :class:`SimulatedBoard` runs the board's complete
+top-level (UART included) in Amaranth's simulator and moves bits on its pins.
+"""
+
+import time
+
+from ..rtl.protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, DONE_LENGTH, LAYOUT_IDS,
+                            crc8, frame)
+from ..sim.model import Move, Position
+
+__all__ = ["LinkError", "DeviceError", "FrameDecoder", "HostClient", "encode_position",
+           "SerialTransport", "SimulatedBoard", "decode_move"]
+
+COUNTER_NAMES = ("cycles", "steps", "moves", "stalls", "promotions")
+
+
+class LinkError(RuntimeError):
+    """The link misbehaved: no answer, or a reply that does not fit the protocol."""
+
+
+class DeviceError(LinkError):
+    """The FPGA answered with an ERROR frame."""
+
+    def __init__(self, code):
+        self.code = code
+        try:
+            name = ErrorCode(code).name
+        except ValueError:
+            name = f"code {code}"
+        super().__init__(f"the board reported {name}")
+
+
+def encode_position(position):
+    """The 34-byte GENERATE payload of a model Position."""
+    squares = position.squares
+    payload = bytearray(squares[2 * i] | squares[2 * i + 1] << 4 for i in range(32))
+    payload.append(int(position.white_to_move) | position.castling << 1)
+    ep = position.ep_square
+    payload.append((ep or 0) | (0x80 if ep is not None else 0))
+    return bytes(payload)
+
+
+def decode_move(payload):
+    word = int.from_bytes(payload, "little")
+    return Move(word & 63, (word >> 6) & 63, (word >> 12) & 7, bool(word >> 15 & 1), bool(word >> 16 & 1),
+                bool(word >> 17 & 1), bool(word >> 18 & 1))
+
+
+class FrameDecoder:
+    """Splits a byte stream into (type, payload) frames, skipping bytes outside frames."""
+
+    def __init__(self):
+        self.buffer = bytearray()
+        self.skipped = 0
+
+    def feed(self, data):
+        self.buffer += data
+        frames = []
+        while True:
+            start = self.buffer.find(SYNC)
+            if start < 0:
+                self.skipped += len(self.buffer)
+                self.buffer.clear()
+                return frames
+            self.skipped += start
+            del self.buffer[:start]
+            if len(self.buffer) < 3 or len(self.buffer) < 4 + self.buffer[2]:
+                return frames
+            length = self.buffer[2]
+            body = bytes(self.buffer[1:3 + length])
+            if crc8(body) != self.buffer[3 + length]:
+                self.skipped += 1           # not a frame after all: resynchronise after this SYNC
+                del self.buffer[:1]
+                continue
+            frames.append((body[0], body[2:]))
+            del self.buffer[:4 + length]
+
+
+class HostClient:
+    """Requests and replies over a transport. ``timeout`` is in seconds of the
+    transport's clock (``transport.now()`` if it has one: simulated time for a
+    simulated board), else of the wall clock."""
+
+    def __init__(self, transport, timeout=2.0):
+        self.transport = transport
+        self.timeout = timeout
+        self.now = getattr(transport, "now", time.monotonic)
+        self.decoder = FrameDecoder()
+        self.pending = []
+
+    def _next_frame(self):
+        deadline = self.now() + self.timeout
+        while not self.pending:
+            remaining = deadline - self.now()
+            if remaining <= 0:
+                raise LinkError(f"no reply from the board within {self.timeout} s")
+            self.pending.extend(self.decoder.feed(self.transport.read(min(remaining, 0.05))))
+        frame_type, payload = self.pending.pop(0)
+        if frame_type == FrameType.ERROR:
+            raise DeviceError(payload[0] if payload else -1)
+        return frame_type, payload
+
+    def send_raw(self, data):
+        """Write bytes as they are (for tests of garbage and truncated frames)."""
+        self.transport.write(bytes(data))
+
+    def expect_error(self):
+        """Read the next frame, which must be an ERROR; return its code."""
+        try:
+            frame_type, payload = self._next_frame()
+        except DeviceError as error:
+            return error.code
+        raise LinkError(f"expected an ERROR frame, got type 0x{frame_type:02x}")
+
+    def ping(self):
+        """(protocol version, layout name) of the board."""
+        self.transport.write(frame(FrameType.PING))
+        frame_type, payload = self._next_frame()
+        if frame_type != FrameType.PONG or len(payload) != 2:
+            raise LinkError(f"expected PONG, got type 0x{frame_type:02x}")
+        if payload[0] != PROTOCOL_VERSION:
+            raise LinkError(f"the board speaks protocol version {payload[0]}, this host {PROTOCOL_VERSION}")
+        layouts = {v: k for k, v in LAYOUT_IDS.items()}
+        return payload[0], layouts.get(payload[1], f"layout {payload[1]}")
+
+    def generate(self, position):
+        """Moves (model Move objects, in emission order) and counters for a Position."""
+        self.transport.write(frame(FrameType.GENERATE, encode_position(position)))
+        moves = []
+        while True:
+            frame_type, payload = self._next_frame()
+            if frame_type == FrameType.MOVE and len(payload) == 3:
+                moves.append(decode_move(payload))
+            elif frame_type == FrameType.DONE and len(payload) == DONE_LENGTH:
+                counters = {name: int.from_bytes(payload[4 * i:4 * i + 4], "little")
+                            for i, name in enumerate(COUNTER_NAMES)}
+                return moves, counters
+            else:
+                raise LinkError(f"unexpected frame type 0x{frame_type:02x} during generation")
+
+
+class SerialTransport:
+    """A serial port through pyserial (``pip install 'hwmovegen[serial]'``)."""
+
+    def __init__(self, port, baud=115_200):
+        try:
+            import serial
+        except ImportError:
+            raise LinkError("the board command needs pyserial: pip install 'hwmovegen[serial]'") from None
+        try:
+            self.port = serial.Serial(port, baud, timeout=0)
+        except (serial.SerialException, OSError) as error:
+            raise LinkError(f"cannot open {port}: {error}") from None
+
+    def write(self, data):
+        self.port.write(data)
+
+    def read(self, timeout):
+        self.port.timeout = timeout
+        return self.port.read(max(1, self.port.in_waiting))
+
+
+class SimulatedBoard:
+    """The board's whole top-level in pysim, reached through its UART pins.
+
+    ``divisor`` clock cycles per bit (small, to keep the simulation short) and
+    ``idle_timeout`` in cycles. ``read(timeout)`` runs the simulation for up to
+    ``timeout * cycles_per_second`` cycles of the board's clock or until a byte
+    has been sent back.
+    """
+
+    def __init__(self, layout="dense", divisor=4, idle_timeout=400, cycles_per_second=200_000):
+        from amaranth.sim import Simulator
+        from ..rtl.hostlink import HostLinkTop
+
+        self.top = HostLinkTop(clock_hz=divisor, baud=1, layout=layout, divisor=divisor,
+                               idle_timeout=idle_timeout)
+        self.divisor = divisor
+        self.cycles_per_second = cycles_per_second
+        self.to_send = bytearray()
+        self.received = bytearray()
+        self.cycles = 0
+        top = self.top
+
+        async def drive_rx(ctx):
+            ctx.set(top.rx, 1)
+            while True:
+                if not self.to_send:
+                    await ctx.tick()
+                    continue
+                byte = self.to_send.pop(0)
+                for bit in [0] + [(byte >> i) & 1 for i in range(8)] + [1]:
+                    ctx.set(top.rx, bit)
+                    await ctx.tick().repeat(divisor)
+
+        async def watch_tx(ctx):
+            while True:
+                while ctx.get(top.tx):                     # wait for a start bit
+                    await ctx.tick()
+                await ctx.tick().repeat(divisor // 2)
+                value = 0
+                for i in range(8):
+                    await ctx.tick().repeat(divisor)
+                    value |= ctx.get(top.tx) << i
+                await ctx.tick().repeat(divisor)           # the stop bit
+                self.received.append(value)
+
+        async def count(ctx):
+            while True:
+                await ctx.tick()
+                self.cycles += 1
+
+        self.sim = Simulator(top)
+        self.sim.add_clock(1e-6)
+        self.sim.add_testbench(drive_rx, background=True)
+        self.sim.add_testbench(watch_tx, background=True)
+        self.sim.add_testbench(count, background=True)
+
+    def write(self, data):
+        self.to_send += data
+
+    def now(self):
+        """Simulated seconds so far."""
+        return self.cycles / self.cycles_per_second
+
+    def idle(self, cycles):
+        """Let the line rest for ``cycles`` clock cycles (after everything queued is sent)."""
+        while self.to_send:
+            self.sim.advance()
+        end = self.cycles + cycles
+        while self.cycles < end:
+            self.sim.advance()
+
+    def read(self, timeout):
+        end = self.cycles + max(1, int(timeout * self.cycles_per_second))
+        while not self.received and self.cycles < end:
+            self.sim.advance()
+        data, self.received = bytes(self.received), bytearray()
+        return data
