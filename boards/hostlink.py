@@ -11,7 +11,7 @@ import time
 
 from ..rtl.protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, DONE_LENGTH, LAYOUT_IDS,
                             crc8, frame)
-from ..sim.model import Move, Position
+from ..sim.model import Move
 
 __all__ = ["LinkError", "DeviceError", "FrameDecoder", "HostClient", "encode_position",
            "SerialTransport", "SimulatedBoard", "decode_move"]

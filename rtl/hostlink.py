@@ -199,7 +199,6 @@ class HostLink(wiring.Component):
         # -- executor --
         square = Signal(7)
         state_low = Signal(8)
-        move = Signal(Move)
         with m.FSM(name="executor"):
             with m.State("IDLE"):
                 with m.If(framer_idle & error_pending):

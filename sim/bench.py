@@ -4,7 +4,7 @@ import time
 
 import chess
 
-from .backends import ModelBackend, get_backend
+from .backends import ModelBackend
 from .epd import bundled_path, read_epd
 from .perft import perft
 from importlib import resources

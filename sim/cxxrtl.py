@@ -15,7 +15,6 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from importlib import metadata, resources

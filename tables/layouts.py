@@ -37,7 +37,7 @@ Layouts:
 
 from collections import namedtuple
 
-from .geometry import TableKind, NodeKind, rays, castle_rays
+from .geometry import TableKind, rays, castle_rays
 
 __all__ = ["Field", "Layout", "DenseLayout", "ButterflyLayout", "Decoded",
            "LAYOUTS", "get_layout", "ebr_count"]

@@ -9,8 +9,6 @@ import chess
 import pytest
 
 from hwmovegen.sim.cli import main
-from hwmovegen.sim.perft import legal_moves
-from hwmovegen.sim.model import Move
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 

@@ -1,8 +1,7 @@
 """The RTL in pysim against the golden model, move for move, with the cycle bound."""
 
 import chess
-import pytest
-from amaranth import ClockDomain, Module, ResetInserter
+from amaranth import ClockDomain, Module
 from amaranth.sim import Simulator
 
 from hwmovegen.rtl import MoveGenerator
