@@ -291,7 +291,8 @@ def cmd_board(args):
             failures += not matches
             uci = [m.uci() for m in moves]
             if args.json:
-                print(json.dumps({"fen": fen, "moves": uci, **counters, "matches_model": matches}), flush=True)
+                counts = {name: value for name, value in counters.items() if name != "moves"}
+                print(json.dumps({"fen": fen, "moves": uci, **counts, "matches_model": matches}), flush=True)
                 continue
             if len(positions) > 1:
                 print(f"# {fen}")

@@ -1,5 +1,7 @@
 """The board top-level, UART included, simulated end to end through the host-side protocol code."""
 
+import json
+
 import chess
 import pytest
 
@@ -97,11 +99,19 @@ def test_frame_decoder_resynchronises():
     assert frames == [(FrameType.MOVE, b"\x01\x02\x03")]
 
 
-def test_cli_board_sim(capsys):
+def test_cli_board_sim(capsys, tmp_path):
     assert main(["board", "--sim", "--fen", POSITIONS[3]]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "# board: protocol 1, dense layout"
     assert out[-1].startswith("# matches the golden model: 7 moves")
+    epd = tmp_path / "two.epd"
+    epd.write_text(f"{POSITIONS[3]}\n{POSITIONS[2]}\n")
+    assert main(["board", "--sim", "--epd", str(epd), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    for line in lines:
+        model = generate(Position.from_fen(line["fen"]))
+        assert line["moves"] == model.uci() and line["matches_model"] is True
+        assert line["steps"] == model.steps
 
 
 def test_cli_board_needs_a_port_or_sim(capsys):
