@@ -195,12 +195,17 @@ class Sequencer(wiring.Component):
             m.d.sync += promo_index.eq(Mux(pop, 0, promo_index + 1))
         with m.If(pop):
             m.d.sync += read_ptr.eq(read_ptr + 1)
-        with m.If(push):
-            m.d.sync += write_ptr.eq(write_ptr + 1)
+        advancing = Signal(1)       # the walker decides a node this cycle
+        # The free slot at write_ptr takes the current node's move whether or not it
+        # emits; only the pointer waits for the decision, which keeps `emit` off the
+        # FIFO's data and enables.
+        with m.If(advancing):
             with m.Switch(write_ptr):
                 for i in range(FIFO_DEPTH):
                     with m.Case(i):
                         m.d.sync += entries[i].eq(push_move)
+        with m.If(push):
+            m.d.sync += write_ptr.eq(write_ptr + 1)
         m.d.sync += count.eq(count + push - pop)
 
         # ---------------------------------------------------------------- walker
@@ -282,6 +287,11 @@ class Sequencer(wiring.Component):
             m.d.sync += moves_out.eq(moves_out + 1)
         with m.If(busy):
             m.d.sync += cycles.eq(cycles + 1)
+        # a promotion node's count lands a cycle later (a 1-bit register, not a deep
+        # enable on a 32-bit counter), still before done rises
+        promoted = Signal(1)
+        with m.If(promoted):
+            m.d.sync += [promotions.eq(promotions + 1), promoted.eq(0)]
 
         with m.FSM(init="IDLE"):
             with m.State("IDLE"):
@@ -303,7 +313,7 @@ class Sequencer(wiring.Component):
                     with m.Else():
                         m.next = "DRAIN"
                 with m.Elif(~almost_full):
-                    m.d.comb += [push.eq(emit), consume.eq(launched)]
+                    m.d.comb += [advancing.eq(1), push.eq(emit), consume.eq(launched)]
                     present(Mux(node.pos_end, next_addr, node.pos_addr), node.pos_end,
                             Mux(node.dir_end, next_addr, node.dir_addr), node.dir_end, next_valid)
                     m.d.sync += [
@@ -312,8 +322,7 @@ class Sequencer(wiring.Component):
                         cur_queen.eq(node.is_queen),
                         steps.eq(steps + 1),
                     ]
-                    with m.If(emit & is_promotion):
-                        m.d.sync += promotions.eq(promotions + 1)
+                    m.d.sync += promoted.eq(emit & is_promotion)
             with m.State("DRAIN"):
                 with m.If((count == 0) | ((count == 1) & pop)):
                     m.d.sync += [done.eq(1), busy.eq(0)]
