@@ -25,7 +25,7 @@ class ModelBackend:
 
 
 class PysimBackend:
-    """The RTL in Amaranth's Python simulator (about 30 k cycles/s: tests and waveforms)."""
+    """The RTL in Amaranth's Python simulator (about 5 k cycles/s: tests and waveforms)."""
     name = "pysim"
     hardware = True
 
