@@ -44,7 +44,7 @@ def _backend(args, **options):
     try:
         backend = get_backend(args.backend, layout=args.layout, log=_log(args), **options)
         if backend.name == "cxxrtl":
-            backend._ensure()   # build now, so a failure is one clean line
+            backend.prepare()   # build now, so a failure is one clean line
         return backend
     except KeyError as error:
         raise CliError(error.args[0]) from None

@@ -147,7 +147,7 @@ def compare(boards, backend_name="cxxrtl", layout="dense", jobs=1, ready=1.0, se
         probe = get_backend(backend_name, layout, log=log)
         backend_name = probe.name      # pysim if there is no compiler
         if probe.name == "cxxrtl":
-            probe._ensure()
+            probe.prepare()
         total.backend = backend_name
     jobs = max(1, min(jobs, len(tasks), os.cpu_count() or 1))
     if jobs == 1:

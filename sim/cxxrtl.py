@@ -146,7 +146,8 @@ class CxxrtlBackend:
         self._lib = self._handle = None
         self.core_seconds = 0.0     # wall time spent inside the C++ driver
 
-    def _ensure(self):
+    def prepare(self):
+        """Build (or find in the cache) and load the compiled model; called on first use."""
         if self._handle is None:
             self._lib = _load_library(self.layout, self.log)
             self._stat_words = self._lib.hwmg_stat_words()
@@ -164,7 +165,7 @@ class CxxrtlBackend:
 
     def run_positions(self, positions):
         """Generations for model Positions, in one call into C++."""
-        self._ensure()
+        self.prepare()
         count = len(positions)
         if not count:
             return []
