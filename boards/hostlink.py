@@ -46,9 +46,7 @@ def encode_position(position):
 
 
 def decode_move(payload):
-    word = int.from_bytes(payload, "little")
-    return Move(word & 63, (word >> 6) & 63, (word >> 12) & 7, bool(word >> 15 & 1), bool(word >> 16 & 1),
-                bool(word >> 17 & 1), bool(word >> 18 & 1))
+    return Move.from_word(int.from_bytes(payload, "little"))
 
 
 class FrameDecoder:

@@ -155,8 +155,9 @@ def run_flow(platform, top, build_dir, name="top"):
         "nextpnr_opts": "--report report.json --timing-allow-fail --seed 1",
         "script_after_synth": f"tee -q -o {name}.stat.json stat -json",
     }
-    saved = {key: os.environ.get(key) for key in tool_environment()}
-    os.environ.update(tool_environment())
+    tools = tool_environment()
+    saved = {key: os.environ.get(key) for key in tools}
+    os.environ.update(tools)
     try:
         platform.build(top, name=name, build_dir=str(build_dir), do_program=False, **overrides)
     except Exception as error:

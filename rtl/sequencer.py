@@ -157,7 +157,7 @@ class Sequencer(wiring.Component):
                          hold_queen.eq(s3_queen), hold_addr.eq(self.rom.head_addr)]
 
         # the next two pieces in order: the holding register first, then the head ROM's output
-        first_valid = Mux(hold_valid, hold_valid, s3_valid)
+        first_valid = hold_valid | s3_valid
         first_square = Mux(hold_valid, hold_square, s3_square)
         first_queen = Mux(hold_valid, hold_queen, s3_queen)
         first_addr = Mux(hold_valid, hold_addr, self.rom.head_addr)

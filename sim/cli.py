@@ -38,6 +38,12 @@ def _log(args):
     return lambda text: print(f"hwmovegen: {text}", file=sys.stderr, flush=True)
 
 
+def _print_rows(rows, width):
+    """A two-column text report."""
+    for name, value in rows:
+        print(f"{name:<{width}}{value}")
+
+
 def _backend(args, **options):
     from .backends import get_backend
     from .cxxrtl import BackendUnavailable
@@ -181,8 +187,7 @@ def cmd_compare(args):
             ("mismatches", len(summary.mismatches)),
             ("seconds", f"{summary.seconds:.1f}"),
         ]
-        for name, value in rows:
-            print(f"{name:<12} {value}")
+        _print_rows(rows, 13)
     return 1 if summary.mismatches else 0
 
 
@@ -245,8 +250,7 @@ def cmd_synth(args):
         ("", f'{path.get("delay_ns")} ns, {path.get("logic_levels")} logic levels'),
         ("seconds", report["seconds"]),
     ]
-    for name, value in rows:
-        print(f"{name:<14}{value}")
+    _print_rows(rows, 14)
     return 0
 
 

@@ -100,9 +100,7 @@ _MOVE_CACHE = {}
 def _move(word):
     move = _MOVE_CACHE.get(word)
     if move is None:
-        move = _MOVE_CACHE[word] = Move(word & 63, (word >> 6) & 63, (word >> 12) & 7,
-                                        bool(word >> 15 & 1), bool(word >> 16 & 1),
-                                        bool(word >> 17 & 1), bool(word >> 18 & 1))
+        move = _MOVE_CACHE[word] = Move.from_word(word)
     return move
 
 

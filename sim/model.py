@@ -82,6 +82,13 @@ class Move:
         text = chess.SQUARE_NAMES[self.frm] + chess.SQUARE_NAMES[self.to]
         return text + chess.piece_symbol(self.promotion) if self.promotion else text
 
+    @classmethod
+    def from_word(cls, word):
+        """A Move from the bits of the hardware's Move payload (rtl/types.py: frm 6, to 6,
+        promotion 3, capture, double, en_passant, castle; LSB first)."""
+        return cls(word & 63, (word >> 6) & 63, (word >> 12) & 7, bool(word >> 15 & 1),
+                   bool(word >> 16 & 1), bool(word >> 17 & 1), bool(word >> 18 & 1))
+
     def to_chess(self):
         return chess.Move(self.frm, self.to, self.promotion or None)
 
