@@ -35,9 +35,9 @@ Output FIFO (four entries)
 
 Measured cost (``hwmovegen synth``): the critical path is the walk's recurrence,
 node ROM output -> taken word -> 64:1 lookup of the target in the square masks ->
-emit/follow decision -> FIFO count (14 LUT levels on the iCE40 UP5K: 19.5 MHz; 10
-on the ECP5-85F, where the block RAM's 5.8 ns clock-to-output is a third of it:
-60.6 MHz).
+emit/follow decision -> FIFO count (14 LUT levels on the iCE40 UP5K: about 19.5 MHz;
+about 10 on the ECP5-85F, where the block RAM's 5.8 ns clock-to-output is a third of
+it: about 60 MHz).
 Deciding a node in the cycle its word leaves the ROM caps fmax there; going
 further needs a registered ROM output and two interleaved walks (see README).
 
