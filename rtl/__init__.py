@@ -1,11 +1,15 @@
 """Amaranth components of the move generator."""
 
 from .types import Move, BoardState, Counters
-from .rom import MoveTableROM, RomSignature
-from .decode import NodeDecoder
 from .board import BoardRAM, LoadSignature
-from .sequencer import Sequencer
-from .movegen import MoveGenerator
+from .rom import MoveTableROM, RomSignature, RomUse
+from .decode import NodeDecoder
+from .feeder import PieceFeeder
+from .fifo import PromotionFifo
+from .counters import PerfCounters
+from .walker import Walker, WalkerCore
+from .movegen import MoveGenerator, CORES, generator_roms
 
-__all__ = ["Move", "BoardState", "Counters", "MoveTableROM", "RomSignature", "NodeDecoder",
-           "BoardRAM", "LoadSignature", "Sequencer", "MoveGenerator"]
+__all__ = ["Move", "BoardState", "Counters", "BoardRAM", "LoadSignature", "MoveTableROM",
+           "RomSignature", "RomUse", "NodeDecoder", "PieceFeeder", "PromotionFifo", "PerfCounters",
+           "Walker", "WalkerCore", "MoveGenerator", "CORES", "generator_roms"]

@@ -1,4 +1,4 @@
-"""Node decoders: the hardware form of ``Layout.decode`` for each ROM layout.
+"""Node decoder: the hardware form of ``Layout.decode`` for each ROM layout.
 
 Each decoder is purely combinational: from the current node address and the
 word the ROM returned, it gives the node's target square and kind, and the
@@ -12,7 +12,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..tables import ButterflyLayout, DenseLayout
 
-__all__ = ["NodeDecoder", "decoder_for"]
+__all__ = ["NodeDecoder"]
 
 
 class NodeDecoder(wiring.Component):
@@ -57,7 +57,3 @@ class NodeDecoder(wiring.Component):
         else:
             raise TypeError(f"no hardware decoder for layout {self.layout.name!r}")
         return m
-
-
-def decoder_for(layout):
-    return NodeDecoder(layout)

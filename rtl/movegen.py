@@ -1,4 +1,4 @@
-"""The top of the move generator: ROM, board RAM and sequencer."""
+"""The top of the move generator: board RAM, a core and its ROMs."""
 
 from amaranth import Module, ResetInserter
 from amaranth.lib import stream, wiring
@@ -7,10 +7,22 @@ from amaranth.lib.wiring import In, Out
 from ..tables import get_layout
 from .board import BoardRAM, LoadSignature
 from .rom import MoveTableROM
-from .sequencer import Sequencer
 from .types import Counters, Move
+from .walker import WalkerCore
 
-__all__ = ["MoveGenerator"]
+__all__ = ["MoveGenerator", "CORES", "generator_roms"]
+
+# core name -> (core component, ROM component)
+CORES = {"walker": (WalkerCore, MoveTableROM)}
+
+
+def generator_roms(layout, core):
+    """The ROMs a generator with this layout and core instantiates (``RomUse`` list),
+    for a target to count its block RAMs."""
+    if core not in CORES:
+        raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORES)})")
+    layout = get_layout(layout) if isinstance(layout, str) else layout
+    return CORES[core][1].roms(layout)
 
 
 class MoveGenerator(wiring.Component):
@@ -23,17 +35,20 @@ class MoveGenerator(wiring.Component):
     start : In(1)
         Pulse while idle: generate the pseudo-legal moves of the loaded position.
     abort : In(1)
-        Synchronous reset of the sequencer (the board keeps its contents).
+        Synchronous reset of the core (the board keeps its contents).
     busy, done : Out(1)
         ``done`` rises when the last move has been taken and stays high until the next start.
     moves : Out(stream.Signature(Move))
         The move stream, in the golden model's emission order; honours ``ready``.
     counters : Out(Counters)
-        cycles, steps, moves, stalls and promotions of the current or last generation.
+        The counters of the current or last generation (:class:`~.types.Counters`).
     """
 
-    def __init__(self, layout="dense"):
+    def __init__(self, layout="dense", core="walker"):
+        if core not in CORES:
+            raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORES)})")
         self.layout = get_layout(layout) if isinstance(layout, str) else layout
+        self.core = core
         super().__init__({
             "load": In(LoadSignature()),
             "start": In(1),
@@ -44,25 +59,26 @@ class MoveGenerator(wiring.Component):
             "counters": Out(Counters),
         })
 
+    def roms(self):
+        """The ROMs of this configuration (for block RAM accounting)."""
+        return generator_roms(self.layout, self.core)
+
     def elaborate(self, platform):
         m = Module()
-        m.submodules.rom = rom = MoveTableROM(self.layout)
+        core_class, rom_class = CORES[self.core]
         m.submodules.board = board = BoardRAM()
-        sequencer = Sequencer(self.layout)
-        m.submodules.sequencer = ResetInserter(self.abort)(sequencer)
-
+        m.submodules.rom = rom = rom_class(self.layout)
+        core = core_class(self.layout)
+        m.submodules.core = ResetInserter(self.abort)(core)
         wiring.connect(m, wiring.flipped(self.load), board.load)
-        wiring.connect(m, sequencer.rom, rom.bus)
-        wiring.connect(m, wiring.flipped(self.moves), sequencer.moves)
+        wiring.connect(m, core.rom, rom.bus)
+        wiring.connect(m, wiring.flipped(self.moves), core.moves)
         m.d.comb += [
-            sequencer.occupied.eq(board.occupied),
-            sequencer.black.eq(board.black),
-            sequencer.state.eq(board.state),
-            board.rd_select.eq(sequencer.rd_select),
-            sequencer.rd_code.eq(board.rd_code),
-            sequencer.start.eq(self.start),
-            self.busy.eq(sequencer.busy),
-            self.done.eq(sequencer.done),
-            self.counters.eq(sequencer.counters),
+            core.planes.eq(board.planes),
+            core.state.eq(board.state),
+            core.start.eq(self.start),
+            self.busy.eq(core.busy),
+            self.done.eq(core.done),
+            self.counters.eq(core.counters),
         ]
         return m

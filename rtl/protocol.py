@@ -1,23 +1,20 @@
-"""Host-link protocol, version 1: constants and the frame checksum (pure Python).
+"""Host-link protocol, version 2: constants, the frame checksum and frame building (pure Python).
 
 Every frame, in both directions::
 
     0xA5  TYPE  LEN  PAYLOAD[LEN]  CRC
 
-``CRC`` is CRC-8 (polynomial x^8 + x^2 + x + 1, 0x07, initial value 0, no
-reflection) over ``TYPE``, ``LEN`` and the payload. Multi-byte numbers are
-little-endian.
-
-Requests (host to FPGA):
+``CRC`` is CRC-8/SMBUS (polynomial x^8 + x^2 + x + 1, initial value 0, no
+reflection; ``amaranth.lib.crc.catalog.CRC8_SMBUS``) over ``TYPE``, ``LEN`` and the
+payload. Multi-byte numbers are little-endian. Payload layouts come from
+:mod:`hwmovegen.rtl.types`:
 
 * ``PING`` (0x01), no payload: answered by ``PONG`` (0x81) with
-  ``[PROTOCOL_VERSION, layout id]`` (0 dense, 1 butterfly).
-* ``GENERATE`` (0x02), 34 bytes: the 64 piece codes two per byte (square 2i in
-  the low nibble of byte i, square 2i+1 in the high nibble), then
-  ``white_to_move | castling << 1``, then ``ep_square | ep_valid << 7``.
-  Answered by one ``MOVE`` (0x82) frame per generated move, in emission order
-  (3 bytes: the 19-bit Move payload), then ``DONE`` (0x83, 20 bytes: cycles,
-  steps, moves, stalls, promotions as 32-bit numbers).
+  ``[PROTOCOL_VERSION, layout id, core id]``.
+* ``GENERATE`` (0x02): the position image (``types.position_image``: 32 bytes of
+  piece codes, then the ``BoardState`` bits). Answered by one ``MOVE`` (0x82)
+  frame per generated move, in emission order (the ``Move`` bits), then ``DONE``
+  (0x83) with the ``Counters`` bits.
 
 Errors (FPGA to host), ``ERROR`` (0xEE) with one code byte:
 
@@ -29,19 +26,29 @@ Errors (FPGA to host), ``ERROR`` (0xEE) with one code byte:
 
 After an error the FPGA hunts for the next ``0xA5``: a request sent after the
 error reply is served normally.
+
+Version history: 1 sent the state as ``white_to_move | castling << 1`` and
+``ep_square | ep_valid << 7`` and PONG without the core; 2 sends the
+``BoardState`` bits as they are and names the core.
 """
 
 from enum import IntEnum
 
-__all__ = ["PROTOCOL_VERSION", "SYNC", "FrameType", "ErrorCode", "GENERATE_LENGTH", "DONE_LENGTH",
-           "MOVE_LENGTH", "LAYOUT_IDS", "crc8", "frame", "request_length"]
+from amaranth.lib.crc import catalog
 
-PROTOCOL_VERSION = 1
+from .types import Counters, Move, POSITION_BYTES, byte_length
+
+__all__ = ["PROTOCOL_VERSION", "SYNC", "FrameType", "ErrorCode", "REQUEST_LENGTHS", "MOVE_LENGTH",
+           "DONE_LENGTH", "PONG_LENGTH", "LAYOUT_IDS", "CORE_IDS", "CRC", "crc8", "frame"]
+
+PROTOCOL_VERSION = 2
 SYNC = 0xA5
-GENERATE_LENGTH = 34
-MOVE_LENGTH = 3
-DONE_LENGTH = 20
+CRC = catalog.CRC8_SMBUS(data_width=8)
+MOVE_LENGTH = byte_length(Move)
+DONE_LENGTH = byte_length(Counters)
+PONG_LENGTH = 3
 LAYOUT_IDS = {"dense": 0, "butterfly": 1}
+CORE_IDS = {"walker": 0, "fast": 1}
 
 
 class FrameType(IntEnum):
@@ -61,17 +68,12 @@ class ErrorCode(IntEnum):
     JUNK = 5
 
 
-def request_length(frame_type):
-    """The payload length a request type must have, or None for an unknown type."""
-    return {FrameType.PING: 0, FrameType.GENERATE: GENERATE_LENGTH}.get(frame_type)
+# The payload length of every request the FPGA accepts.
+REQUEST_LENGTHS = {FrameType.PING: 0, FrameType.GENERATE: POSITION_BYTES}
 
 
-def crc8(data, crc=0):
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
-    return crc
+def crc8(data):
+    return CRC.compute(bytes(data))
 
 
 def frame(frame_type, payload=b""):

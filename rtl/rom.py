@@ -1,21 +1,24 @@
 """The move-table ROM: node ROM and head ROM of a :mod:`hwmovegen.tables` layout."""
 
+from collections import namedtuple
+
 from amaranth import Module
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..tables import get_layout, TableKind
+from .feeder import HEAD_INDEX_WIDTH
 
-__all__ = ["RomSignature", "MoveTableROM"]
+__all__ = ["RomSignature", "MoveTableROM", "RomUse"]
 
-HEAD_INDEX_WIDTH = 9    # kind (3 bits) * 64 + square (6 bits)
+RomUse = namedtuple("RomUse", "name depth width read_ports")
+RomUse.__doc__ = "A ROM a component instantiates, for a target to count its block RAMs."
 
 
 class RomSignature(wiring.Signature):
-    """The sequencer's view of the ROM: every port reads synchronously (block RAM).
+    """The walker's view of the ROM: every port reads synchronously (block RAM).
 
-    Two node ports, A and B, let the sequencer read both successors of a node
+    Two node ports, A and B, let the walker read both successors of a node
     (nextpos and nextdir) in the same cycle.
     """
 
@@ -36,20 +39,25 @@ class MoveTableROM(wiring.Component):
 
     Both are :class:`~amaranth.lib.memory.Memory` with synchronous read ports, so
     synthesis maps them to block RAM (iCE40 EBR, ECP5 DP16KD). The node ROM has
-    two read ports: ECP5's true dual-port block RAM serves both from one copy,
-    iCE40 (one read port per EBR) gets two copies.
+    two read ports; what that costs depends on the device (``hwmovegen.boards.targets``).
     """
 
-    def __init__(self, layout="dense"):
-        self.layout = get_layout(layout) if isinstance(layout, str) else layout
-        super().__init__({"bus": In(RomSignature(self.layout))})
+    def __init__(self, layout):
+        self.layout = layout
+        super().__init__({"bus": In(RomSignature(layout))})
+
+    @staticmethod
+    def roms(layout):
+        """The ROMs this component instantiates."""
+        (node, node_depth, node_width), (head, head_depth, head_width) = layout.roms()
+        return [RomUse(node, node_depth, node_width, 2), RomUse(head, head_depth, head_width, 1)]
 
     def elaborate(self, platform):
         m = Module()
         layout = self.layout
         m.submodules.nodes = nodes = Memory(shape=layout.word_width, depth=len(layout.node_image),
                                             init=layout.node_image)
-        m.submodules.heads = heads = Memory(shape=layout.addr_width, depth=len(TableKind) * 64,
+        m.submodules.heads = heads = Memory(shape=layout.addr_width, depth=layout.head_depth,
                                             init=layout.head_image)
         port_a = nodes.read_port()
         port_b = nodes.read_port()

@@ -1,8 +1,19 @@
-"""Payload and register layouts shared by the RTL components."""
+"""The wire formats: the one definition of Move, BoardState, Counters and the position image.
 
+Everything that crosses a boundary is defined here once, as an Amaranth layout,
+and everything else derives from it: the gateware uses the layouts directly,
+the host-link client and the CXXRTL backend pack and unpack Python integers with
+:func:`pack` / :func:`unpack` (field offsets come from the layout), and the
+CXXRTL driver is handed the counter width and field list at build time.
+"""
+
+from functools import lru_cache
+
+from amaranth import Shape
 from amaranth.lib import data
 
-__all__ = ["Move", "BoardState", "Counters", "COUNTER_WIDTH"]
+__all__ = ["Move", "BoardState", "Counters", "COUNTER_WIDTH", "COUNTER_NAMES", "pack", "unpack",
+           "byte_length", "PLANES", "POSITION_BYTES", "PLANE_BYTES", "position_image"]
 
 COUNTER_WIDTH = 32
 
@@ -27,9 +38,54 @@ class BoardState(data.Struct):
 
 
 class Counters(data.Struct):
-    """Per-position performance counters, cleared by ``start``."""
-    cycles: COUNTER_WIDTH       # from the cycle start is sampled until done
-    steps: COUNTER_WIDTH        # table nodes visited
-    moves: COUNTER_WIDTH        # moves emitted
-    stalls: COUNTER_WIDTH       # cycles held because the stream's consumer was not ready
-    promotions: COUNTER_WIDTH   # promotion nodes that emitted (3 extra cycles each)
+    """Per-position performance counters of a core."""
+    cycles: COUNTER_WIDTH           # from the cycle start is sampled until done
+    steps: COUNTER_WIDTH            # the core's unit of work (the walker: table nodes visited)
+    moves: COUNTER_WIDTH            # moves transferred on the stream
+    stalls: COUNTER_WIDTH           # cycles a move waited because the consumer was not ready
+    promotion_nodes: COUNTER_WIDTH  # promotion nodes that emitted (four moves each)
+
+
+COUNTER_NAMES = tuple(name for name, _ in Counters.as_shape())
+
+
+@lru_cache(maxsize=None)
+def _fields(shape):
+    """(name, offset, width) of every field of a layout, in order."""
+    return tuple((name, field.offset, Shape.cast(field.shape).width) for name, field in data.Layout.cast(shape))
+
+
+def pack(shape, values):
+    """The integer a layout's fields make (``values``: a mapping of field name to int)."""
+    word = 0
+    for name, offset, width in _fields(shape):
+        value = int(values[name])
+        if not 0 <= value < 1 << width:
+            raise ValueError(f"{name}={value} does not fit {width} bits")
+        word |= value << offset
+    return word
+
+
+def unpack(shape, word):
+    """The fields of an integer laid out as ``shape``, as a dict of ints."""
+    return {name: (word >> offset) & ((1 << width) - 1) for name, offset, width in _fields(shape)}
+
+
+def byte_length(shape):
+    """Bytes a value of ``shape`` takes on a byte-wide wire (little-endian)."""
+    return -(-data.Layout.cast(shape).size // 8)
+
+
+# The position image: how a position crosses to the hardware (host-link GENERATE
+# payload, the CXXRTL driver's load). The board RAM's four bitplanes (bit k of every
+# square's piece code in plane k, square i in bit i), each as 8 little-endian bytes
+# (so byte r of a plane is rank r), then BoardState as little-endian bytes.
+PLANES = 4
+PLANE_BYTES = 8
+POSITION_BYTES = PLANES * PLANE_BYTES + byte_length(BoardState)
+
+
+def position_image(planes, state):
+    """The position image of four 64-bit bitplanes and a BoardState field mapping."""
+    return (b"".join(plane.to_bytes(PLANE_BYTES, "little") for plane in planes)
+            + pack(BoardState, state).to_bytes(byte_length(BoardState), "little"))

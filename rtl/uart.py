@@ -4,7 +4,9 @@ from amaranth import Module, Signal, Cat
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["UARTReceiver", "UARTTransmitter"]
+__all__ = ["UARTReceiver", "UARTTransmitter", "MIN_DIVISOR"]
+
+MIN_DIVISOR = 4     # clock cycles per bit: the receiver confirms the start bit at its middle
 
 
 class UARTReceiver(wiring.Component):
@@ -21,8 +23,8 @@ class UARTReceiver(wiring.Component):
     frame_error: Out(1)
 
     def __init__(self, divisor):
-        if divisor < 4:
-            raise ValueError("the UART needs at least 4 clock cycles per bit")
+        if divisor < MIN_DIVISOR:
+            raise ValueError(f"the UART needs at least {MIN_DIVISOR} clock cycles per bit")
         self.divisor = divisor
         super().__init__()
 

@@ -2,20 +2,28 @@
 
 A backend turns python-chess Boards into :class:`~hwmovegen.sim.model.Generation`
 results (moves plus counters). ``model`` walks the tables in Python; the
-hardware backends simulate the RTL and add ``cycles`` and ``stalls``.
+hardware backends simulate the RTL and add ``cycles`` and ``stalls``. Every
+backend's ``name`` is the one that actually runs (``cxxrtl`` falls back to
+``pysim`` without a C++ compiler).
 """
 
 from .model import Position, generate
 
-__all__ = ["ModelBackend", "PysimBackend", "BACKENDS", "DEFAULT_BACKEND", "get_backend"]
+__all__ = ["ModelBackend", "PysimBackend", "BACKENDS", "HARDWARE_BACKENDS", "DEFAULT_BACKEND",
+           "get_backend"]
+
+BACKENDS = ("cxxrtl", "pysim", "model")
+HARDWARE_BACKENDS = ("cxxrtl", "pysim")
+DEFAULT_BACKEND = "cxxrtl"
 
 
 class ModelBackend:
     name = "model"
     hardware = False
 
-    def __init__(self, layout="dense"):
+    def __init__(self, layout="dense", core="walker"):
         self.layout = layout
+        self.core = core
 
     def generate(self, board):
         return generate(Position.from_board(board, check=False), self.layout)
@@ -25,37 +33,38 @@ class ModelBackend:
 
 
 class PysimBackend:
-    """The RTL in Amaranth's Python simulator (about 5 k cycles/s: tests and waveforms)."""
+    """The RTL in Amaranth's Python simulator (a few thousand cycles/s: tests and waveforms)."""
     name = "pysim"
     hardware = True
 
-    def __init__(self, layout="dense"):
+    def __init__(self, layout="dense", core="walker"):
         self.layout = layout
+        self.core = core
         self.vcd_path = None
         self._session = None
 
     def run(self, boards):
         from .testbench import simulate
         positions = [Position.from_board(board, check=False) for board in boards]
-        return simulate(positions, self.layout, vcd=self.vcd_path)
+        return simulate(positions, self.layout, self.core, vcd=self.vcd_path)
 
     def generate(self, board):
         """One position on a simulator kept alive between calls (perft calls this per node)."""
         if self.vcd_path:
             return self.run([board])[0]
         if self._session is None:
-            self._session = _PysimSession(self.layout)
+            self._session = _PysimSession(self.layout, self.core)
         return self._session.generate(Position.from_board(board, check=False))
 
 
 class _PysimSession:
-    def __init__(self, layout):
+    def __init__(self, layout, core):
         from amaranth.sim import Simulator
         from ..rtl import MoveGenerator
         from .testbench import generate as generate_on
 
         self.request = self.result = None
-        dut = MoveGenerator(layout)
+        dut = MoveGenerator(layout, core)
 
         async def serve(ctx):
             while True:
@@ -76,26 +85,22 @@ class _PysimSession:
         return self.result
 
 
-BACKENDS = ("model", "pysim", "cxxrtl")
-DEFAULT_BACKEND = "cxxrtl"
-
-
-def get_backend(name, layout="dense", log=None, ready_probability=1.0, seed=1):
+def get_backend(name, layout="dense", core="walker", log=None, ready_probability=1.0, seed=1):
     """A backend by name. ``cxxrtl`` falls back to ``pysim`` (saying so through
     ``log``) when no C++ compiler is found. ``ready_probability`` < 1 applies
-    random backpressure on the hardware backends' move stream."""
+    random backpressure on the hardware backends' move stream (cxxrtl only)."""
     if name == "model":
-        return ModelBackend(layout)
+        return ModelBackend(layout, core)
     if name == "pysim":
         if ready_probability < 1:
             raise KeyError("backpressure (--ready) needs the cxxrtl backend")
-        return PysimBackend(layout)
+        return PysimBackend(layout, core)
     if name == "cxxrtl":
         from .cxxrtl import CxxrtlBackend
         from .toolchain import cxx_compiler
         if cxx_compiler() is None:
             if log:
                 log("no C++ compiler found (g++): falling back to the pysim backend")
-            return get_backend("pysim", layout, log, ready_probability, seed)
-        return CxxrtlBackend(layout, ready_probability=ready_probability, seed=seed, log=log)
+            return get_backend("pysim", layout, core, log, ready_probability, seed)
+        return CxxrtlBackend(layout, core, ready_probability=ready_probability, seed=seed, log=log)
     raise KeyError(f"unknown backend {name!r} (choose from {', '.join(BACKENDS)})")

@@ -5,16 +5,9 @@ import time
 import chess
 
 from .backends import ModelBackend
-from .epd import bundled_path, read_epd
 from .perft import perft
-from importlib import resources
 
-__all__ = ["python_chess_perft", "position_rows", "perft_rows", "cpw_records"]
-
-
-def cpw_records():
-    with resources.as_file(bundled_path("cpw-perft.epd")) as path:
-        return read_epd(path)
+__all__ = ["python_chess_perft", "position_rows", "perft_rows"]
 
 
 def python_chess_perft(board, depth):
@@ -58,7 +51,7 @@ def perft_rows(hardware, depth, fen=chess.STARTING_FEN):
     rows = []
     for name, count in (
         (f"{hardware.name} (simulated hardware)", lambda: perft(board, depth, hardware.generate)),
-        ("model (golden model in Python)", lambda: perft(board, depth, ModelBackend().generate)),
+        ("model (golden model in Python)", lambda: perft(board, depth, ModelBackend(hardware.layout).generate)),
         ("python-chess legal move generator", lambda: _timed(python_chess_perft, board.copy(), depth)),
     ):
         nodes, seconds = count()

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 import chess
 
 from .backends import get_backend
-from .model import Position, generate
+from .model import Position, cycle_bound, generate
 from .perft import legal_moves
 
 __all__ = ["Mismatch", "Summary", "check", "compare", "CHUNK"]
@@ -40,18 +40,19 @@ class Mismatch:
 class Summary:
     backend: str
     layout: str
+    core: str
     positions: int = 0
     moves: int = 0
     legal_moves: int = 0
     steps: int = 0
     cycles: int = 0
     stalls: int = 0
-    promotions: int = 0
+    promotion_nodes: int = 0
     seconds: float = 0.0
     mismatches: list = field(default_factory=list)
 
     def add(self, other):
-        for name in ("positions", "moves", "legal_moves", "steps", "cycles", "stalls", "promotions"):
+        for name in ("positions", "moves", "legal_moves", "steps", "cycles", "stalls", "promotion_nodes"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.mismatches.extend(other.mismatches)
 
@@ -74,7 +75,7 @@ def _first_difference(a, b):
     return min(len(a), len(b))
 
 
-def check(board, hardware, model):
+def check(board, hardware, model, core="walker"):
     """The first problem with a hardware Generation, as a Mismatch, or None."""
     def mismatch(reason, index=None):
         hw, md = hardware.uci(), model.uci()
@@ -92,7 +93,7 @@ def check(board, hardware, model):
     if hardware.promotion_nodes != model.promotion_nodes:
         return mismatch(f"promotions: hardware {hardware.promotion_nodes}, model {model.promotion_nodes}")
     if hardware.cycles is not None:
-        bound = model.steps + 3 * model.promotion_nodes + 4
+        bound = cycle_bound(model, core)
         if hardware.cycles - hardware.stalls > bound:
             return mismatch(f"cycle bound: {hardware.cycles} cycles - {hardware.stalls} stalls > {bound}")
     legal = legal_moves(board, hardware.moves)
@@ -103,9 +104,9 @@ def check(board, hardware, model):
     return None
 
 
-def _check_chunk(backend, layout, fens):
+def _check_chunk(backend, layout, core, fens):
     boards = [chess.Board(fen) for fen in fens]
-    summary = Summary(backend.name, layout)
+    summary = Summary(backend.name, layout, core)
     for board, hardware in zip(boards, backend.run(boards)):
         model = generate(Position.from_board(board, check=False), layout)
         summary.positions += 1
@@ -114,8 +115,8 @@ def _check_chunk(backend, layout, fens):
         summary.steps += hardware.steps
         summary.cycles += hardware.cycles or 0
         summary.stalls += hardware.stalls or 0
-        summary.promotions += hardware.promotion_nodes
-        problem = check(board, hardware, model)
+        summary.promotion_nodes += hardware.promotion_nodes
+        problem = check(board, hardware, model, core)
         if problem:
             summary.mismatches.append(problem)
     return summary
@@ -124,42 +125,41 @@ def _check_chunk(backend, layout, fens):
 _worker = {}
 
 
-def _init_worker(backend_name, layout, ready, seed):
-    _worker["args"] = (backend_name, layout, ready, seed)
+def _init_worker(backend_name, layout, core, ready, seed):
+    _worker["args"] = (backend_name, layout, core, ready, seed)
 
 
 def _run_chunk(task):
     index, fens = task
-    backend_name, layout, ready, seed = _worker["args"]
+    backend_name, layout, core, ready, seed = _worker["args"]
     # a backpressure seed per chunk keeps results independent of --jobs
-    backend = get_backend(backend_name, layout, ready_probability=ready, seed=seed * 1_000_003 + index + 1)
-    return _check_chunk(backend, layout, fens)
+    backend = get_backend(backend_name, layout, core, ready_probability=ready,
+                          seed=seed * 1_000_003 + index + 1)
+    return _check_chunk(backend, layout, core, fens)
 
 
-def compare(boards, backend_name="cxxrtl", layout="dense", jobs=1, ready=1.0, seed=1,
+def compare(boards, backend_name="cxxrtl", layout="dense", core="walker", jobs=1, ready=1.0, seed=1,
             progress=None, log=None):
     """Compare every board; ``progress(n)`` is called as positions complete."""
     start = time.perf_counter()
     fens = [board.fen() for board in boards]
     tasks = list(enumerate(fens[i:i + CHUNK] for i in range(0, len(fens), CHUNK)))
-    total = Summary(backend_name, layout)
-    if backend_name == "cxxrtl":       # build once, before any worker needs it
-        probe = get_backend(backend_name, layout, log=log)
-        backend_name = probe.name      # pysim if there is no compiler
-        if probe.name == "cxxrtl":
-            probe.prepare()
-        total.backend = backend_name
+    # build once, before any worker needs it; the name is what runs (pysim without a compiler)
+    probe = get_backend(backend_name, layout, core, log=log, ready_probability=ready)
+    if probe.name == "cxxrtl":
+        probe.prepare()
+    backend_name = probe.name
+    total = Summary(backend_name, layout, core)
     jobs = max(1, min(jobs, len(tasks), os.cpu_count() or 1))
     if jobs == 1:
-        _init_worker(backend_name, layout, ready, seed)
-        results = map(_run_chunk, tasks)
-        for summary in results:
+        _init_worker(backend_name, layout, core, ready, seed)
+        for summary in map(_run_chunk, tasks):
             total.add(summary)
             if progress:
                 progress(summary.positions)
     else:
         with ProcessPoolExecutor(jobs, initializer=_init_worker,
-                                 initargs=(backend_name, layout, ready, seed)) as pool:
+                                 initargs=(backend_name, layout, core, ready, seed)) as pool:
             for summary in pool.map(_run_chunk, tasks):
                 total.add(summary)
                 if progress:

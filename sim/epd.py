@@ -1,62 +1,128 @@
-"""EPD files: one position per line; text after ';' is operations (perft counts, id)."""
+"""Position files: standard EPD lines with opcodes, and full FENs followed by ``;``-operations.
+
+Both forms appear in the wild: ``... w - - bm Qg6; id "WAC.001";`` (EPD, parsed by
+python-chess's ``Board.from_epd``) and the perft suites' ``<FEN> ;D1 20 ;D2 400``
+(a six-field FEN, then operations). Blank lines and ``#`` lines are skipped, a
+UTF-8 byte-order mark is ignored, and ``-`` reads standard input.
+"""
 
 import re
+import sys
 from dataclasses import dataclass, field
 from importlib import resources
 
-from .model import PositionError, parse_fen
+import chess
 
-__all__ = ["Record", "read_epd", "parse_epd_line", "bundled_suites", "bundled_path"]
+from .model import PositionError, check_board, parse_fen
+
+__all__ = ["Record", "read_epd", "read_epd_files", "parse_epd_line", "bundled_suites", "bundled_path",
+           "cpw_records"]
 
 BUNDLED = ("cpw-perft.epd", "perftsuite.epd")
+_DEPTH = re.compile(r"^D(\d+)$")
 
 
 @dataclass
 class Record:
     fen: str
     board: object                               # chess.Board
-    depths: dict = field(default_factory=dict)  # {depth: perft count} from ';D<n> <count>'
-    name: str = ""
+    depths: dict = field(default_factory=dict)  # {depth: perft count} from 'D<n> <count>' operations
+    name: str = ""                              # the 'id' operation
+    ops: dict = field(default_factory=dict)     # every operation, operands as text or numbers
+
+
+def _is_full_fen(tokens):
+    return len(tokens) >= 6 and tokens[4].isdigit() and tokens[5].rstrip(";").isdigit()
+
+
+def _suite_ops(text):
+    """The perft suites' operations: ';D1 20 ;D2 400 ;id "initial"'."""
+    ops = {}
+    for part in text.split(";"):
+        part = part.strip()
+        if part:
+            opcode, _, operand = part.partition(" ")
+            operand = operand.strip()
+            ops[opcode] = operand[1:-1] if operand.startswith('"') and operand.endswith('"') else (
+                int(operand) if operand.lstrip("-").isdigit() else operand)
+    return ops
+
+
+def _operand_text(board, value):
+    if isinstance(value, list):     # bm/am: moves, written back in SAN
+        return " ".join(board.san(move) for move in value)
+    if isinstance(value, chess.Move):
+        return board.san(value)
+    return value
 
 
 def parse_epd_line(line):
-    """A :class:`Record` for one EPD line, or None for a blank or '#' line."""
-    text = line.strip()
+    """A :class:`Record` for one line, or None for a blank or '#' line."""
+    text = line.strip().lstrip("\ufeff")
     if not text or text.startswith("#"):
         return None
-    fen, _, ops = text.partition(";")
-    board = parse_fen(fen.strip())
-    depths = {int(d): int(n) for d, n in re.findall(r"\bD(\d+)\s+(\d+)", ops)}
-    name = re.search(r'\bid\s+"([^"]*)"', ops)
-    return Record(board.fen(), board, depths, name.group(1) if name else "")
+    head, _, rest = text.partition(";")
+    tokens = head.split()
+    if _is_full_fen(tokens):
+        board = parse_fen(" ".join(tokens[:6]))
+        ops = _suite_ops(" ".join(tokens[6:]) + ";" + rest)
+    else:
+        try:
+            board, parsed = chess.Board.from_epd(text)
+        except ValueError as error:
+            raise PositionError(f"bad EPD {text!r}: {error}") from None
+        check_board(board)
+        ops = {opcode: _operand_text(board, value) for opcode, value in parsed.items()}
+    depths = {int(_DEPTH.match(op).group(1)): int(value) for op, value in ops.items()
+              if _DEPTH.match(op) and str(value).isdigit()}
+    return Record(board.fen(), board, depths, str(ops.get("id", "")), ops)
 
 
 def read_epd(path):
-    """All records of an EPD file; PositionError names the file and line of a bad one."""
+    """All records of a position file (``-``: standard input); :class:`PositionError`
+    names the file and line of a bad one, and a file without positions is an error too."""
+    name = "standard input" if str(path) == "-" else str(path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.readlines()
+        if str(path) == "-":
+            lines = sys.stdin.read().splitlines()
+        else:
+            with open(path, encoding="utf-8-sig") as handle:
+                lines = handle.read().splitlines()
     except OSError as error:
-        raise PositionError(f"cannot read EPD file {path}: {error.strerror}") from None
+        raise PositionError(f"cannot read EPD file {name}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise PositionError(f"cannot read EPD file {name}: not UTF-8 text") from None
     records = []
     for number, line in enumerate(lines, 1):
         try:
             record = parse_epd_line(line)
         except PositionError as error:
-            raise PositionError(f"{path}:{number}: {error}") from None
+            raise PositionError(f"{name}:{number}: {error}") from None
         if record is not None:
             records.append(record)
+    if not records:
+        raise PositionError(f"no positions in {name}")
     return records
+
+
+def read_epd_files(paths):
+    return [record for path in paths for record in read_epd(path)]
 
 
 def bundled_path(name):
     return resources.files(__package__).joinpath("data", name)
 
 
+def _bundled(name):
+    with resources.as_file(bundled_path(name)) as path:
+        return read_epd(path)
+
+
+def cpw_records():
+    """The seven positions of the Chess Programming Wiki's perft page."""
+    return _bundled(BUNDLED[0])
+
+
 def bundled_suites():
     """The perft suites shipped with the package: CPW positions, then perftsuite."""
-    records = []
-    for name in BUNDLED:
-        with resources.as_file(bundled_path(name)) as path:
-            records.extend(read_epd(path))
-    return records
+    return [record for name in BUNDLED for record in _bundled(name)]

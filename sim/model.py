@@ -1,7 +1,7 @@
 """The golden model: the exact move stream the hardware must emit.
 
 The model walks the ROM images of a :mod:`hwmovegen.tables` layout, one table
-node per step, exactly as the sequencer does; it never asks python-chess for
+node per step, exactly as the walker core does; it never asks python-chess for
 moves. python-chess is only the FEN parser here and, in the tests, the
 independent reference.
 
@@ -23,7 +23,7 @@ import chess
 from ..tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code
 
 __all__ = ["Move", "Position", "PositionError", "Generation", "generate", "PROMOTION_ORDER",
-           "check_board", "parse_fen"]
+           "check_board", "parse_fen", "cycle_bound", "CORE_NAMES"]
 
 PROMOTION_ORDER = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 
@@ -41,6 +41,12 @@ _REJECTED_STATUS = (
 )
 
 _CASTLE_BITS = ((chess.BB_H1, 1), (chess.BB_A1, 2), (chess.BB_H8, 4), (chess.BB_A8, 8))
+
+
+def castling_bits(board):
+    """The CastleRight bits of a python-chess Board (its cleaned castling rights)."""
+    rights_mask = board.clean_castling_rights()
+    return sum(bit for mask, bit in _CASTLE_BITS if rights_mask & mask)
 
 
 class PositionError(ValueError):
@@ -82,13 +88,6 @@ class Move:
         text = chess.SQUARE_NAMES[self.frm] + chess.SQUARE_NAMES[self.to]
         return text + chess.piece_symbol(self.promotion) if self.promotion else text
 
-    @classmethod
-    def from_word(cls, word):
-        """A Move from the bits of the hardware's Move payload (rtl/types.py: frm 6, to 6,
-        promotion 3, capture, double, en_passant, castle; LSB first)."""
-        return cls(word & 63, (word >> 6) & 63, (word >> 12) & 7, bool(word >> 15 & 1),
-                   bool(word >> 16 & 1), bool(word >> 17 & 1), bool(word >> 18 & 1))
-
     def to_chess(self):
         return chess.Move(self.frm, self.to, self.promotion or None)
 
@@ -111,13 +110,22 @@ class Position:
         squares = [0] * 64
         for square, piece in board.piece_map().items():
             squares[square] = piece_code(piece.piece_type, piece.color == chess.BLACK)
-        rights_mask = board.clean_castling_rights()
-        castling = sum(bit for mask, bit in _CASTLE_BITS if rights_mask & mask)
-        return cls(tuple(squares), board.turn == chess.WHITE, castling, board.ep_square)
+        return cls(tuple(squares), board.turn == chess.WHITE, castling_bits(board), board.ep_square)
 
     @classmethod
     def from_fen(cls, fen):
         return cls.from_board(parse_fen(fen), check=False)
+
+    def planes(self):
+        """The four bitplanes of the board RAM: bit k of every square's code in plane k."""
+        return [sum(1 << square for square, code in enumerate(self.squares) if code >> bit & 1)
+                for bit in range(4)]
+
+    def state(self):
+        """The state registers' fields (``hwmovegen.rtl.types.BoardState``)."""
+        ep = self.ep_square
+        return {"white_to_move": int(self.white_to_move), "castling": self.castling,
+                "ep_valid": int(ep is not None), "ep_square": ep or 0}
 
     def own_squares(self):
         black = 0 if self.white_to_move else 8
@@ -141,6 +149,22 @@ class Generation:
 
     def uci(self):
         return [m.uci() for m in self.moves]
+
+
+CORE_NAMES = ("walker",)
+
+
+def cycle_bound(generation, core="walker"):
+    """The most cycles ``core`` may take for ``generation`` (the model's result for a
+    position) with the stream's ``ready`` held high; stall cycles come on top.
+
+    walker: one cycle to sample ``start``, one to read the first head, one to present
+    it, one per table node, one for the last move to leave the FIFO; each emitting
+    promotion node can add three (its four moves leave one per cycle).
+    """
+    if core == "walker":
+        return generation.steps + 3 * generation.promotion_nodes + 4
+    raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORE_NAMES)})")
 
 
 def generate(position, layout="dense"):

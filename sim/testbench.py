@@ -29,7 +29,8 @@ import random
 
 import chess
 
-from .model import Generation, Move, Position
+from .model import Generation, Position
+from .wire import move_from_word
 
 __all__ = ["to_position", "load", "run", "generate", "random_ready", "move_from_payload",
            "simulate", "GenerationTimeout"]
@@ -52,32 +53,29 @@ def to_position(position):
 
 def move_from_payload(payload):
     """A model :class:`Move` from a sampled Move payload."""
-    return Move(payload.frm, payload.to, payload.promotion, bool(payload.capture),
-                bool(payload.double), bool(payload.en_passant), bool(payload.castle))
+    return move_from_word(payload.as_value().value)
 
 
 async def load(ctx, dut, position):
-    """Write ``position`` into the board RAM and state registers (2 + pieces cycles)."""
+    """Write ``position`` into the board RAM and state registers: a cycle to clear the
+    board and write the state, then a cycle per rank that holds a piece (rank writes)."""
     position = to_position(position)
     load_port = dut.load
     ctx.set(load_port.clear, 1)
     ctx.set(load_port.state_en, 1)
-    ctx.set(load_port.state, {
-        "white_to_move": int(position.white_to_move),
-        "castling": position.castling,
-        "ep_valid": int(position.ep_square is not None),
-        "ep_square": position.ep_square or 0,
-    })
+    ctx.set(load_port.state, position.state())
     await ctx.tick()
     ctx.set(load_port.clear, 0)
     ctx.set(load_port.state_en, 0)
-    ctx.set(load_port.wr_en, 1)
-    for square, code in enumerate(position.squares):
-        if code:
-            ctx.set(load_port.wr_square, square)
-            ctx.set(load_port.wr_code, code)
+    ctx.set(load_port.rank_en, 1)
+    planes = position.planes()
+    for rank in range(8):
+        row = [plane >> (8 * rank) & 0xFF for plane in planes]
+        if any(row):
+            ctx.set(load_port.rank, rank)
+            ctx.set(load_port.rank_planes, row)
             await ctx.tick()
-    ctx.set(load_port.wr_en, 0)
+    ctx.set(load_port.rank_en, 0)
 
 
 def random_ready(seed=1, probability=0.5):
@@ -108,7 +106,7 @@ async def run(ctx, dut, ready=None, max_cycles=100_000):
         raise GenerationTimeout(f"no done after {max_cycles} cycles")
     ctx.set(dut.moves.ready, 0)
     counters = ctx.get(dut.counters)
-    return Generation(moves=moves, steps=counters.steps, promotion_nodes=counters.promotions,
+    return Generation(moves=moves, steps=counters.steps, promotion_nodes=counters.promotion_nodes,
                       cycles=counters.cycles, stalls=counters.stalls)
 
 
@@ -118,17 +116,16 @@ async def generate(ctx, dut, position, ready=None, max_cycles=100_000):
     return await run(ctx, dut, ready=ready, max_cycles=max_cycles)
 
 
-def simulate(positions, layout="dense", ready=None, vcd=None):
+def simulate(positions, layout="dense", core="walker", ready=None, vcd=None):
     """Generate every position in one pysim run; return their Generations.
 
-    ``ready`` as for :func:`run`, or a factory ``ready(index) -> pattern`` when
-    ``callable(ready)`` takes the position index (see :func:`random_ready`).
+    ``ready`` as for :func:`run`, one pattern for the whole run (see :func:`random_ready`).
     ``vcd``: path of a waveform to write (with a ``.gtkw`` save file beside it).
     """
     from amaranth.sim import Simulator
     from ..rtl import MoveGenerator
 
-    dut = MoveGenerator(layout)
+    dut = MoveGenerator(layout, core)
     positions = [to_position(p) for p in positions]
     results = []
 

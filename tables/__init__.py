@@ -3,8 +3,12 @@
 from .geometry import (TableKind, NodeKind, Node, CastleRight, chain, rays, castle_rays,
                        castle_right_for, square_name, table_kind, piece_code, code_type,
                        code_is_black, EMPTY)
-from .layouts import (Layout, DenseLayout, ButterflyLayout, Decoded, LAYOUTS, get_layout,
-                      ebr_count)
+from .layouts import Layout, DenseLayout, ButterflyLayout, Decoded, LAYOUTS, get_layout
+
+__all__ = ["TableKind", "NodeKind", "Node", "CastleRight", "chain", "rays", "castle_rays",
+           "castle_right_for", "square_name", "table_kind", "piece_code", "code_type", "code_is_black",
+           "EMPTY", "Layout", "DenseLayout", "ButterflyLayout", "Decoded", "LAYOUTS", "get_layout",
+           "walk_chain"]
 
 
 def walk_chain(layout, kind, square, follow_pos, limit=4096):

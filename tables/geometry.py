@@ -25,7 +25,7 @@ from enum import IntEnum
 __all__ = [
     "TableKind", "NodeKind", "Node", "CastleRight",
     "chain", "rays", "square_name", "castle_right_for",
-    "PIECE_TYPE_OF_KIND", "table_kind",
+    "table_kind",
     "EMPTY", "piece_code", "code_type", "code_is_black",
 ]
 
@@ -104,8 +104,6 @@ class Node:
 # Piece codes in the board RAM: python-chess piece type in bits 2..0 (0 = empty),
 # colour in bit 3 (1 = black).
 EMPTY = 0
-PIECE_TYPE_OF_KIND = {TableKind.KNIGHT: 2, TableKind.BISHOP: 3, TableKind.ROOK: 4,
-                      TableKind.QUEEN: 5, TableKind.KING: 6}
 
 
 def piece_code(piece_type, black):

@@ -40,22 +40,12 @@ from collections import namedtuple
 from .geometry import TableKind, rays, castle_rays
 
 __all__ = ["Field", "Layout", "DenseLayout", "ButterflyLayout", "Decoded",
-           "LAYOUTS", "get_layout", "ebr_count"]
+           "LAYOUTS", "get_layout"]
 
 Field = namedtuple("Field", "name width")
 
 Decoded = namedtuple("Decoded", "to kind pos_addr pos_end dir_addr dir_end")
 Decoded.__doc__ = "A decoded table node: where the walk goes when the target is empty (pos) or occupied (dir)."
-
-# Block RAM shapes (depth, width) a ROM can be split into.
-ICE40_EBR_SHAPES = ((256, 16), (512, 8), (1024, 4), (2048, 2))          # 4 Kbit SB_RAM40_4K
-ECP5_DP16KD_SHAPES = ((512, 36), (1024, 18), (2048, 9), (4096, 4), (8192, 2), (16384, 1))  # 18 Kbit
-
-
-def ebr_count(depth, width, shapes):
-    """The fewest block RAMs of the given shapes that hold a depth x width ROM."""
-    return min(-(-depth // d) * -(-width // w) for d, w in shapes)
-
 
 def _bits_for(n):
     return max(1, (n - 1).bit_length())
@@ -122,7 +112,13 @@ class Layout:
         """Table nodes actually present (the butterfly's image is mostly unused)."""
         return self._node_count
 
+    def roms(self):
+        """The layout's ROMs as (name, depth, width); what they cost on a device is the
+        target's business (``hwmovegen.boards.targets``)."""
+        return [("node", len(self.node_image), self.word_width), ("head", self.head_depth, self.addr_width)]
+
     def report(self):
+        """Size of the ROM images, independent of any device."""
         node_bits = len(self.node_image) * self.word_width
         head_bits = self.head_depth * self.addr_width
         return {
@@ -137,10 +133,6 @@ class Layout:
             "head_rom_bits": head_bits,
             "total_bits": node_bits + head_bits,
             "total_kbit": round((node_bits + head_bits) / 1024, 1),
-            "ice40_ebr": (ebr_count(len(self.node_image), self.word_width, ICE40_EBR_SHAPES)
-                          + ebr_count(self.head_depth, self.addr_width, ICE40_EBR_SHAPES)),
-            "ecp5_dp16kd": (ebr_count(len(self.node_image), self.word_width, ECP5_DP16KD_SHAPES)
-                            + ebr_count(self.head_depth, self.addr_width, ECP5_DP16KD_SHAPES)),
         }
 
 
@@ -177,13 +169,9 @@ class DenseLayout(Layout):
         self._node_count = len(self.node_image)
 
     def decode(self, addr, word, is_queen):
-        to = word & 63
-        skip = (word >> 6) & 7
-        last = (word >> 9) & 1
-        kind = (word >> 10) & 7
-        qcont = (word >> 13) & 1
-        leaves = bool(last) and not (is_queen and qcont)
-        return Decoded(to, kind, addr + 1, leaves and skip == 1, addr + skip, leaves)
+        w = self.unpack(word)
+        leaves = bool(w["last"]) and not (is_queen and w["qcont"])
+        return Decoded(w["to"], w["kind"], addr + 1, leaves and w["skip"] == 1, addr + w["skip"], leaves)
 
 
 class ButterflyLayout(Layout):
@@ -236,16 +224,12 @@ class ButterflyLayout(Layout):
 
     def decode(self, addr, word, is_queen):
         frm = (addr >> 6) & 63
-        plane = addr >> 12
-        next_pos = word & 63
-        next_dir = (word >> 6) & 63
-        kind = (word >> 12) & 7
-        xplane = (word >> 15) & 1
-        next_plane = self.CASTLE_PLANE if xplane else plane
-        base = next_plane << 12 | frm << 6
-        return Decoded(addr & 63, kind,
-                       base | next_pos, not xplane and next_pos == frm,
-                       base | next_dir, not xplane and next_dir == frm)
+        w = self.unpack(word)
+        next_plane = self.CASTLE_PLANE if w["xplane"] else addr >> 12
+        base = self.address(next_plane, frm, 0)
+        return Decoded(addr & 63, w["kind"],
+                       base | w["nextpos"], not w["xplane"] and w["nextpos"] == frm,
+                       base | w["nextdir"], not w["xplane"] and w["nextdir"] == frm)
 
 
 LAYOUTS = {cls.name: cls for cls in (DenseLayout, ButterflyLayout)}

@@ -1,5 +1,5 @@
 import os
-import tempfile
+import shutil
 
 import pytest
 
@@ -7,9 +7,19 @@ from hwmovegen.sim.epd import bundled_suites
 from hwmovegen.sim.positions import random_boards
 
 
-# Compiled CXXRTL models go to a cache that is new for every test run, so the
-# suite always exercises the real build instead of an earlier run's library.
-os.environ["HWMOVEGEN_CACHE"] = tempfile.mkdtemp(prefix="hwmovegen-test-cache-")
+@pytest.fixture(scope="session", autouse=True)
+def model_cache(tmp_path_factory):
+    """Compiled CXXRTL models go to a cache that is new for every test run (so the suite
+    always exercises the real build) and is removed when the run ends."""
+    path = tmp_path_factory.mktemp("hwmovegen-cache")
+    saved = os.environ.get("HWMOVEGEN_CACHE")
+    os.environ["HWMOVEGEN_CACHE"] = str(path)
+    yield path
+    if saved is None:
+        os.environ.pop("HWMOVEGEN_CACHE", None)
+    else:
+        os.environ["HWMOVEGEN_CACHE"] = saved
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

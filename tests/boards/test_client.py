@@ -1,27 +1,24 @@
-"""The board top-level, UART included, simulated end to end through the host-side protocol code."""
+"""A dev board's top level, UART included, simulated end to end through the host client."""
 
 import json
 
 import chess
 import pytest
 
-from hwmovegen.boards.hostlink import (DeviceError, FrameDecoder, HostClient, SimulatedBoard,
-                                       encode_position)
-from hwmovegen.rtl.protocol import ErrorCode, FrameType, crc8, frame
-from hwmovegen.sim.cli import main
-from hwmovegen.sim.model import Position, generate
+from hwmovegen.boards.client import DeviceError, FrameDecoder, HostClient, SimulatedDevBoard
+from hwmovegen.cli import main
+from hwmovegen.rtl.protocol import PROTOCOL_VERSION, ErrorCode, FrameType, crc8, frame
+from hwmovegen.sim.model import Position, cycle_bound, generate
+from hwmovegen.sim.wire import position_bytes
 
-POSITIONS = [
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "n1n1k3/PPP5/8/8/8/8/5ppp/4K1N1 w - - 0 1",
-    "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
-    "7b/6k1/8/8/8/8/8/K7 b - - 0 1",
-]
+from ..helpers import EN_PASSANT, KIWIPETE, ONE_STEP_WALKS, PROMOTIONS
+
+POSITIONS = [KIWIPETE, PROMOTIONS, EN_PASSANT, ONE_STEP_WALKS[0]]
 
 
 @pytest.fixture(scope="module")
 def link():
-    board = SimulatedBoard()
+    board = SimulatedDevBoard()
     return board, HostClient(board, timeout=0.5)
 
 
@@ -31,14 +28,14 @@ def assert_generates(client, fen):
     model = generate(position)
     assert moves == model.moves, fen
     assert counters["steps"] == model.steps and counters["moves"] == len(model.moves)
-    assert counters["promotions"] == model.promotion_nodes
+    assert counters["promotion_nodes"] == model.promotion_nodes
     # the UART is far slower than the generator: it waits on the link, never the reverse
-    assert counters["cycles"] - counters["stalls"] <= model.steps + 3 * model.promotion_nodes + 4
+    assert counters["cycles"] - counters["stalls"] <= cycle_bound(model)
 
 
 def test_ping(link):
     _, client = link
-    assert client.ping() == (1, "dense")
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker")
 
 
 @pytest.mark.parametrize("fen", POSITIONS)
@@ -49,7 +46,7 @@ def test_generate_over_the_uart_matches_the_model(link, fen):
 @pytest.mark.parametrize("garbage, code", [
     (b"\x00\x13hello", ErrorCode.JUNK),
     (frame(FrameType.PING)[:3], ErrorCode.TRUNCATED),
-    (frame(FrameType.GENERATE, encode_position(Position.from_fen(chess.STARTING_FEN)))[:20],
+    (frame(FrameType.GENERATE, position_bytes(Position.from_fen(chess.STARTING_FEN)))[:20],
      ErrorCode.TRUNCATED),
     (bytes([0xA5, 0x07, 0x00, crc8(b"\x07\x00")]), ErrorCode.UNKNOWN_TYPE),
     (bytes([0xA5, 0x02, 0x05, 1, 2, 3, 4, 5, 0]), ErrorCode.BAD_LENGTH),
@@ -65,18 +62,18 @@ def test_bad_input_gets_an_error_and_the_link_recovers(link, garbage, code):
 
 def test_bad_checksum_on_a_generate_request(link):
     board, client = link
-    request = bytearray(frame(FrameType.GENERATE, encode_position(Position.from_fen(POSITIONS[0]))))
+    request = bytearray(frame(FrameType.GENERATE, position_bytes(Position.from_fen(POSITIONS[0]))))
     request[10] ^= 0x40
     client.send_raw(request)
     assert client.expect_error() == ErrorCode.BAD_CHECKSUM
-    assert client.ping() == (1, "dense")
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker")
 
 
 def test_junk_right_before_a_request_is_skipped(link):
     board, client = link
     client.send_raw(b"\x00\x01\x02" + frame(FrameType.PING))   # no idle gap: no JUNK error
     frame_type, payload = client._next_frame()
-    assert frame_type == FrameType.PONG and payload == bytes([1, 0])
+    assert frame_type == FrameType.PONG and payload == bytes([PROTOCOL_VERSION, 0, 0])
 
 
 def test_error_frames_raise_device_error(link):
@@ -102,18 +99,36 @@ def test_frame_decoder_resynchronises():
 def test_cli_board_sim(capsys, tmp_path):
     assert main(["board", "--sim", "--fen", POSITIONS[3]]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "# board: protocol 1, dense layout"
+    assert out[0] == f"# board: protocol {PROTOCOL_VERSION}, walker core, dense layout"
     assert out[-1].startswith("# matches the golden model: 7 moves")
     epd = tmp_path / "two.epd"
     epd.write_text(f"{POSITIONS[3]}\n{POSITIONS[2]}\n")
     assert main(["board", "--sim", "--epd", str(epd), "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 2
     for line in lines:
         model = generate(Position.from_fen(line["fen"]))
         assert line["moves"] == model.uci() and line["matches_model"] is True
-        assert line["steps"] == model.steps
+        assert line["steps"] == model.steps and line["promotion_nodes"] == model.promotion_nodes
 
 
 def test_cli_board_needs_a_port_or_sim(capsys):
     assert main(["board"]) == 2
     assert "--port" in capsys.readouterr().err
+
+
+def test_an_old_protocol_version_is_refused():
+    """A host of this version talking to a board of another gets one clear line."""
+    class OldBoard:
+        def __init__(self):
+            self.out = b""
+
+        def write(self, data):
+            self.out += frame(FrameType.PONG, bytes([1, 0]))
+
+        def read(self, timeout):
+            data, self.out = self.out, b""
+            return data
+
+    with pytest.raises(Exception, match="protocol version 1.*rebuild"):
+        HostClient(OldBoard(), timeout=0.1).ping()

@@ -3,10 +3,12 @@
 import chess
 import pytest
 
-from hwmovegen.sim.model import Position, PositionError, generate, parse_fen
+from hwmovegen.sim.model import Position, PositionError, cycle_bound, generate, parse_fen
 from hwmovegen.sim.perft import perft, legal_moves
 from hwmovegen.sim.backends import ModelBackend
 from hwmovegen.tables import CastleRight
+
+from ..helpers import KIWIPETE, PROMOTION_CAPTURE
 
 
 def check_stream(board, generation):
@@ -77,7 +79,7 @@ def test_emission_order_is_ascending_squares_then_table_order():
 
 
 def test_promotion_emits_four_moves_in_order():
-    generation = generate(Position.from_fen("1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1"))
+    generation = generate(Position.from_fen(PROMOTION_CAPTURE))
     assert [m.uci() for m in generation.moves if m.frm == chess.A7] == [
         "a7a8q", "a7a8r", "a7a8b", "a7a8n", "a7b8q", "a7b8r", "a7b8b", "a7b8n"]
     assert generation.promotion_nodes == 2
@@ -120,7 +122,22 @@ def test_perft_depths_1_to_3_on_every_suite_position(suite):
 
 
 def test_legal_filter_keeps_stream_order():
-    board = parse_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    board = parse_fen(KIWIPETE)
     stream = generate(Position.from_board(board)).moves
     legal = legal_moves(board, stream)
     assert [m.uci() for m in legal] == [m.uci() for m in stream if board.is_legal(m.to_chess())]
+
+
+def test_cycle_bound_of_the_walker():
+    start = generate(Position.from_fen(chess.STARTING_FEN))
+    assert cycle_bound(start, "walker") == start.steps + 4 == 60
+    promoting = generate(Position.from_fen(PROMOTION_CAPTURE))
+    assert cycle_bound(promoting, "walker") == promoting.steps + 3 * 2 + 4
+    with pytest.raises(KeyError, match="unknown core"):
+        cycle_bound(start, "nonsense")
+
+
+def test_position_state_fields():
+    position = Position.from_fen("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1")
+    assert position.state() == {"white_to_move": 1, "castling": 0, "ep_valid": 1, "ep_square": chess.D6}
+    assert Position.from_fen(KIWIPETE.replace(" w ", " b ")).state()["castling"] == 15

@@ -3,20 +3,18 @@
 :class:`HostClient` speaks the protocol over a *transport*: an object with
 ``write(data)`` and ``read(timeout) -> bytes`` (whatever arrived within
 ``timeout`` seconds, possibly nothing). :class:`SerialTransport` is a real
-serial port (pyserial); :class:`SimulatedBoard` runs the board's complete
-top-level (UART included) in Amaranth's simulator and moves bits on its pins.
+serial port (pyserial); :class:`SimulatedDevBoard` runs a dev board's complete
+top level (UART included) in Amaranth's simulator and moves bits on its pins.
 """
 
 import time
 
-from ..rtl.protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, DONE_LENGTH, LAYOUT_IDS,
-                            crc8, frame)
-from ..sim.model import Move
+from ..rtl.protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, MOVE_LENGTH, DONE_LENGTH,
+                            PONG_LENGTH, LAYOUT_IDS, CORE_IDS, crc8, frame)
+from ..sim.wire import counters_from_word, move_from_word, position_bytes
 
-__all__ = ["LinkError", "DeviceError", "FrameDecoder", "HostClient", "encode_position",
-           "SerialTransport", "SimulatedBoard", "decode_move"]
-
-COUNTER_NAMES = ("cycles", "steps", "moves", "stalls", "promotions")
+__all__ = ["LinkError", "DeviceError", "FrameDecoder", "HostClient", "SerialTransport",
+           "SimulatedDevBoard"]
 
 
 class LinkError(RuntimeError):
@@ -33,20 +31,6 @@ class DeviceError(LinkError):
         except ValueError:
             name = f"code {code}"
         super().__init__(f"the board reported {name}")
-
-
-def encode_position(position):
-    """The 34-byte GENERATE payload of a model Position."""
-    squares = position.squares
-    payload = bytearray(squares[2 * i] | squares[2 * i + 1] << 4 for i in range(32))
-    payload.append(int(position.white_to_move) | position.castling << 1)
-    ep = position.ep_square
-    payload.append((ep or 0) | (0x80 if ep is not None else 0))
-    return bytes(payload)
-
-
-def decode_move(payload):
-    return Move.from_word(int.from_bytes(payload, "little"))
 
 
 class FrameDecoder:
@@ -116,28 +100,29 @@ class HostClient:
         raise LinkError(f"expected an ERROR frame, got type 0x{frame_type:02x}")
 
     def ping(self):
-        """(protocol version, layout name) of the board."""
+        """(protocol version, layout name, core name) of the board."""
         self.transport.write(frame(FrameType.PING))
         frame_type, payload = self._next_frame()
-        if frame_type != FrameType.PONG or len(payload) != 2:
+        if frame_type != FrameType.PONG or not payload:
             raise LinkError(f"expected PONG, got type 0x{frame_type:02x}")
-        if payload[0] != PROTOCOL_VERSION:
-            raise LinkError(f"the board speaks protocol version {payload[0]}, this host {PROTOCOL_VERSION}")
+        if payload[0] != PROTOCOL_VERSION or len(payload) != PONG_LENGTH:
+            raise LinkError(f"the board speaks protocol version {payload[0]}, this host {PROTOCOL_VERSION}: "
+                            f"rebuild its bitstream with this version of hwmovegen")
         layouts = {v: k for k, v in LAYOUT_IDS.items()}
-        return payload[0], layouts.get(payload[1], f"layout {payload[1]}")
+        cores = {v: k for k, v in CORE_IDS.items()}
+        return (payload[0], layouts.get(payload[1], f"layout {payload[1]}"),
+                cores.get(payload[2], f"core {payload[2]}"))
 
     def generate(self, position):
         """Moves (model Move objects, in emission order) and counters for a Position."""
-        self.transport.write(frame(FrameType.GENERATE, encode_position(position)))
+        self.transport.write(frame(FrameType.GENERATE, position_bytes(position)))
         moves = []
         while True:
             frame_type, payload = self._next_frame()
-            if frame_type == FrameType.MOVE and len(payload) == 3:
-                moves.append(decode_move(payload))
+            if frame_type == FrameType.MOVE and len(payload) == MOVE_LENGTH:
+                moves.append(move_from_word(int.from_bytes(payload, "little")))
             elif frame_type == FrameType.DONE and len(payload) == DONE_LENGTH:
-                counters = {name: int.from_bytes(payload[4 * i:4 * i + 4], "little")
-                            for i, name in enumerate(COUNTER_NAMES)}
-                return moves, counters
+                return moves, counters_from_word(int.from_bytes(payload, "little"))
             else:
                 raise LinkError(f"unexpected frame type 0x{frame_type:02x} during generation")
 
@@ -163,8 +148,8 @@ class SerialTransport:
         return self.port.read(max(1, self.port.in_waiting))
 
 
-class SimulatedBoard:
-    """The board's whole top-level in pysim, reached through its UART pins.
+class SimulatedDevBoard:
+    """A dev board's whole top level in pysim, reached through its UART pins.
 
     ``divisor`` clock cycles per bit (small, to keep the simulation short) and
     ``idle_timeout`` in cycles. ``read(timeout)`` runs the simulation for up to
@@ -172,12 +157,12 @@ class SimulatedBoard:
     has been sent back.
     """
 
-    def __init__(self, layout="dense", divisor=4, idle_timeout=400, cycles_per_second=200_000):
+    def __init__(self, layout="dense", core="walker", divisor=4, idle_timeout=400,
+                 cycles_per_second=200_000):
         from amaranth.sim import Simulator
         from ..rtl.hostlink import HostLinkTop
 
-        self.top = HostLinkTop(clock_hz=divisor, baud=1, layout=layout, divisor=divisor,
-                               idle_timeout=idle_timeout)
+        self.top = HostLinkTop(divisor, idle_timeout, layout, core)
         self.divisor = divisor
         self.cycles_per_second = cycles_per_second
         self.to_send = bytearray()

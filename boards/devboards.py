@@ -1,0 +1,121 @@
+"""Dev boards: a target on a PCB with a clock, a USB serial bridge and LEDs; their bitstreams.
+
+The generator behind the UART host link (:class:`~hwmovegen.rtl.hostlink.HostLinkTop`)
+on the board's serial bridge, LED 0 lit while a request runs. Everything that can
+be refused is refused before the flow starts: an unknown board, a layout whose
+ROMs do not fit the board's FPGA, a baud rate its clock cannot divide, an output
+folder that cannot be written.
+"""
+
+import importlib
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from amaranth import Elaboratable, Module
+from amaranth.lib import io
+
+from ..rtl.hostlink import HostLinkTop
+from ..rtl.uart import MIN_DIVISOR
+from .synth import BadRequest, tool_environment, check_fits, check_out_dir, run_flow
+from .targets import TARGETS
+
+__all__ = ["DevBoard", "DEV_BOARDS", "get_dev_board", "DevBoardTop", "check_baud", "build_bitstream"]
+
+BAUD_TOLERANCE = 0.02   # a UART tolerates a few percent between the two ends' bit rates
+
+
+@dataclass(frozen=True)
+class DevBoard:
+    name: str
+    module: str             # amaranth_boards module and platform class
+    platform_class: str
+    bitstream_suffix: str
+    target: str             # the FPGA, a key of TARGETS
+
+    def platform(self):
+        return getattr(importlib.import_module(self.module), self.platform_class)()
+
+
+DEV_BOARDS = {board.name: board for board in (
+    DevBoard("icebreaker", "amaranth_boards.icebreaker", "ICEBreakerPlatform", ".bin", "ice40-up5k"),
+    DevBoard("ulx3s-85f", "amaranth_boards.ulx3s", "ULX3S_85F_Platform", ".bit", "ecp5-85f"),
+)}
+
+
+def get_dev_board(name):
+    if name not in DEV_BOARDS:
+        raise KeyError(f"unknown board {name!r} (choose from {', '.join(DEV_BOARDS)})")
+    return DEV_BOARDS[name]
+
+
+def check_baud(clock_hz, baud):
+    """The UART divisor for ``baud`` on a ``clock_hz`` clock, or BadRequest."""
+    if baud <= 0:
+        raise BadRequest(f"--baud must be positive, not {baud}")
+    divisor = round(clock_hz / baud)
+    if divisor < MIN_DIVISOR:
+        raise BadRequest(f"--baud {baud} is too fast for a {clock_hz / 1e6:g} MHz clock "
+                         f"(at most {int(clock_hz // MIN_DIVISOR)})")
+    error = abs(clock_hz / divisor - baud) / baud
+    if error > BAUD_TOLERANCE:
+        raise BadRequest(f"--baud {baud} cannot be divided from a {clock_hz / 1e6:g} MHz clock "
+                         f"(off by {100 * error:.1f}%)")
+    return divisor
+
+
+class DevBoardTop(Elaboratable):
+    """The host-link top on a dev board: its UART (the USB serial bridge), LED 0 lit while busy."""
+
+    def __init__(self, layout="dense", core="walker", baud=115_200):
+        self.layout = layout
+        self.core = core
+        self.baud = baud
+
+    def elaborate(self, platform):
+        m = Module()
+        link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, self.layout, self.core)
+        m.submodules.link = link
+        # every subsignal raw (the ULX3S's UART also has RTS/DTR), buffered here
+        subsignals = platform.lookup("uart", 0).ios
+        uart = platform.request("uart", 0, dir={sub.name: "-" for sub in subsignals})
+        m.submodules.rx = rx = io.Buffer("i", uart.rx)
+        m.submodules.tx = tx = io.Buffer("o", uart.tx)
+        m.submodules.led = led = io.Buffer("o", platform.request("led", 0, dir="-"))
+        m.d.comb += [link.rx.eq(rx.i), tx.o.eq(link.tx), led.o.eq(link.busy)]
+        return m
+
+
+def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115_200):
+    """Build the bitstream for a dev board into ``out_dir``; return a report dict."""
+    board = get_dev_board(board_name)
+    target = TARGETS[board.target]
+    platform = board.platform()
+    check_baud(platform.default_clk_frequency, baud)
+    check_fits(target, layout, core)
+    check_out_dir(out_dir)
+    tool_environment()         # a missing tool is reported before anything is built
+    out_dir = Path(out_dir)
+    build_dir = out_dir / "build"
+    start = time.perf_counter()
+    parsed = run_flow(platform, DevBoardTop(layout, core, baud), build_dir)
+    bitstream = out_dir / f"hwmovegen-{board.name}{board.bitstream_suffix}"
+    shutil.copyfile(build_dir / f"top{board.bitstream_suffix}", bitstream)
+    util = parsed["utilization"]
+    return {
+        "board": board.name,
+        "target": board.target,
+        "fpga": target.device,
+        "layout": layout,
+        "core": core,
+        "baud": baud,
+        "clock_mhz": platform.default_clk_frequency / 1e6,
+        "fmax_mhz": round(parsed["fmax_mhz"], 2) if parsed["fmax_mhz"] else None,
+        "logic_cells": util.get(target.logic_cell, {}).get("used"),
+        "logic_cell_kind": target.logic_cell,
+        "brams": util.get(target.bram_cell, {}).get("used"),
+        "utilization": {cell: f'{u["used"]}/{u["available"]}' for cell, u in util.items() if u["used"]},
+        "bitstream": str(bitstream),
+        "seconds": round(time.perf_counter() - start, 1),
+    }

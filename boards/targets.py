@@ -1,0 +1,88 @@
+"""Synthesis targets: the FPGA parts and everything the project needs to know about them.
+
+A target owns its device facts: the Amaranth platform used to synthesize a core
+alone, the timing goal, the nextpnr names of its logic cells and block RAMs, and
+how a ROM maps onto its block RAMs (the shapes a block RAM offers, how many read
+ports one copy serves, how many blocks the device has). ``hwmovegen tables
+--target`` and ``hwmovegen synth`` both count block RAMs through
+:meth:`Target.block_rams`, so they agree.
+"""
+
+from dataclasses import dataclass
+
+from amaranth.build import Attrs, Clock, Pins, Resource
+from amaranth.vendor import LatticeICE40Platform, LatticePlatform
+
+__all__ = ["Target", "TARGETS", "get_target"]
+
+
+class _UP5KSynthPlatform(LatticeICE40Platform):
+    """The iCE40 UP5K in the SG48 package (as on the iCEBreaker); pins for the harness only."""
+    device = "iCE40UP5K"
+    package = "SG48"
+    default_clk = "clk"
+    resources = [
+        Resource("clk", 0, Pins("35", dir="i"), Clock(80e6), Attrs(GLOBAL=True, IO_STANDARD="SB_LVCMOS")),
+        Resource("harness", 0, Pins("4 2 47", dir="io"), Attrs(IO_STANDARD="SB_LVCMOS")),
+    ]
+    connectors = []
+
+
+class _ECP5SynthPlatform(LatticePlatform):
+    """The ECP5 LFE5U-85F, speed grade 6, CABGA381 (as on the ULX3S-85F)."""
+    device = "LFE5U-85F"
+    package = "BG381"
+    speed = "6"
+    default_clk = "clk"
+    resources = [
+        Resource("clk", 0, Pins("G2", dir="i"), Clock(160e6), Attrs(IO_TYPE="LVCMOS33")),
+        Resource("harness", 0, Pins("B2 C2 C1", dir="io"), Attrs(IO_TYPE="LVCMOS33")),
+    ]
+    connectors = []
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    device: str
+    platform: type          # an Amaranth platform with a clock and three harness pins
+    goal_mhz: float
+    logic_cell: str         # nextpnr utilisation key counting logic cells
+    lut_prefix: str         # Yosys cell names counted as LUTs, flip-flops, carry cells
+    ff_prefix: str
+    carry_prefix: str
+    bram_cell: str
+    bram_capacity: int
+    bram_shapes: tuple      # (depth, width, read ports) configurations of one block RAM
+
+    def rom_blocks(self, depth, width, read_ports=1):
+        """Block RAMs a depth x width ROM with ``read_ports`` synchronous read ports takes.
+
+        As Yosys's ``memory_libmap`` maps it: for a configuration d x w, the ROM is cut
+        into ceil(depth / d) address ranges whose words are packed side by side into
+        w-bit columns (one block per column), and a ROM with more read ports than a
+        block serves is copied. The cheapest configuration wins. (Checked against
+        Yosys for a range of shapes; the tests compare it with real synthesis.)
+        """
+        return min(-(-read_ports // ports) * -(-(-(-depth // d)) * width // w)
+                   for d, w, ports in self.bram_shapes)
+
+    def block_rams(self, roms):
+        """Block RAMs for a list of ``hwmovegen.rtl.RomUse``."""
+        return sum(self.rom_blocks(rom.depth, rom.width, rom.read_ports) for rom in roms)
+
+
+TARGETS = {target.name: target for target in (
+    Target("ice40-up5k", "iCE40 UP5K (SG48)", _UP5KSynthPlatform, 60, "ICESTORM_LC", "SB_LUT4", "SB_DFF",
+           "SB_CARRY", "ICESTORM_RAM", 30, ((256, 16, 1), (512, 8, 1), (1024, 4, 1), (2048, 2, 1))),
+    # DP16KD: true dual port up to 18 bits, 36 bits only with a single read port
+    Target("ecp5-85f", "ECP5 LFE5U-85F (speed 6)", _ECP5SynthPlatform, 125, "TRELLIS_COMB", "LUT4",
+           "TRELLIS_FF", "CCU2C", "DP16KD", 208,
+           ((512, 36, 1), (1024, 18, 2), (2048, 9, 2), (4096, 4, 2), (8192, 2, 2), (16384, 1, 2))),
+)}
+
+
+def get_target(name):
+    if name not in TARGETS:
+        raise KeyError(f"unknown target {name!r} (choose from {', '.join(TARGETS)})")
+    return TARGETS[name]

@@ -1,0 +1,145 @@
+"""What every command family shares: options declared once, positions, progress, errors."""
+
+import argparse
+import sys
+
+import chess
+
+from ..rtl import CORES
+from ..sim.backends import BACKENDS, DEFAULT_BACKEND
+from ..sim.epd import Record, read_epd_files
+from ..sim.model import parse_fen
+from ..tables import LAYOUTS
+
+__all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
+           "add_positions", "positive_int", "positions", "log", "progress", "print_rows", "print_table",
+           "backend"]
+
+
+class CliError(Exception):
+    """Bad input: printed as one line, exit code 2."""
+
+
+class FlowError(Exception):
+    """A tool or flow failed (or a board misbehaved): printed as one line, exit code 1."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise CliError(message)
+
+
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+    return value
+
+
+def add_json(parser):
+    parser.add_argument("--json", action="store_true", help="machine-readable output, one JSON object per result")
+
+
+def add_layout(parser):
+    parser.add_argument("--layout", default="dense", choices=list(LAYOUTS),
+                        help="ROM layout of the Sandström tables (default: dense)")
+
+
+def add_core(parser):
+    parser.add_argument("--core", default="walker", choices=list(CORES),
+                        help="generator core (default: walker)")
+
+
+def add_backend(parser, hardware_only=False):
+    choices = [name for name in BACKENDS if not hardware_only or name != "model"]
+    parser.add_argument("--backend", default=DEFAULT_BACKEND, choices=choices,
+                        help="cxxrtl: the RTL compiled with CXXRTL (default; pysim without a C++ compiler); "
+                             "pysim: the RTL in Amaranth's simulator"
+                             + ("" if hardware_only else "; model: the golden model"))
+
+
+def add_positions(parser, default_start=True):
+    parser.add_argument("--fen", help="a position in FEN" + (" (default: the start position)" if default_start else ""))
+    parser.add_argument("--epd", metavar="FILE", nargs="+", action="extend",
+                        help="position files: EPD with opcodes, or FENs followed by ';D1 20'-style "
+                             "operations; '-' reads standard input")
+
+
+def positions(args, default_start=True):
+    """Records from --fen / --epd (default: the start position)."""
+    if args.fen is not None and args.epd:
+        raise CliError("give --fen or --epd, not both")
+    if args.epd:
+        return read_epd_files(args.epd)
+    if args.fen is None and not default_start:
+        return []
+    fen = args.fen if args.fen is not None else chess.STARTING_FEN
+    board = parse_fen(fen)
+    return [Record(board.fen(), board)]
+
+
+def log(args):
+    """One-line notices on stderr (building the compiled model, falling back), none in --json mode."""
+    if args.json:
+        return None
+    return lambda text: print(f"hwmovegen: {text}", file=sys.stderr, flush=True)
+
+
+class _Silent:
+    def update(self, n=1):
+        pass
+
+    def close(self):
+        pass
+
+
+def progress(args, total, unit="pos"):
+    """A tqdm bar on a terminal; silent in --json mode or when stderr is not a terminal."""
+    if args.json or not sys.stderr.isatty():
+        return _Silent()
+    from tqdm import tqdm
+    return tqdm(total=total, unit=unit, leave=False)
+
+
+def backend(args, **options):
+    """The backend the options name, built now so that a failure is one clean line."""
+    from ..sim.backends import get_backend
+    from ..sim.cxxrtl import BackendUnavailable
+    try:
+        chosen = get_backend(args.backend, layout=args.layout, core=args.core, log=log(args), **options)
+        if chosen.name == "cxxrtl":
+            chosen.prepare()
+    except KeyError as error:
+        raise CliError(error.args[0]) from None
+    except BackendUnavailable as error:
+        raise FlowError(str(error)) from None
+    return chosen
+
+
+def print_rows(rows):
+    """A two-column report."""
+    width = max(len(name) for name, _ in rows) + 2
+    for name, value in rows:
+        print(f"{name:<{width}}{value}".rstrip())
+
+
+def print_table(header, rows, align=None):
+    """Columns padded to their widest cell; ``align`` is a string of '<' / '>' per column."""
+    align = align or "<" * len(header)
+    cells = [[str(cell) for cell in row] for row in [header, *rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    for row in cells:
+        print("  ".join(f"{cell:{a}{w}}" for cell, a, w in zip(row, align, widths)).rstrip())

@@ -1,0 +1,133 @@
+"""``hwmovegen synth``, ``build`` and ``board``: targets, dev boards and the host link."""
+
+import json
+
+from ..boards.client import HostClient, LinkError, SerialTransport, SimulatedDevBoard
+from ..boards.devboards import DEV_BOARDS, build_bitstream
+from ..boards.synth import BadRequest, SynthError, synth
+from ..boards.targets import TARGETS
+from ..sim.model import Position, generate
+from ..sim.toolchain import ToolMissing
+from .common import (CliError, FlowError, add_core, add_json, add_layout, add_positions, positions,
+                     positive_float, positive_int, print_rows)
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers):
+    p = subparsers.add_parser("synth", help="synthesize, place and route a core; report fmax and area",
+                              description="Synthesize the generator with Yosys and place and route it with "
+                                          "nextpnr (YoWASP) in a register harness; report routed fmax, "
+                                          "logic cells, LUTs, FFs, block RAMs and the critical path.")
+    p.add_argument("--target", required=True, choices=list(TARGETS), help="the FPGA to synthesize for")
+    add_layout(p)
+    add_core(p)
+    p.add_argument("--out", metavar="DIR", help="keep the build files in this folder")
+    p.add_argument("--seed", type=positive_int, default=1, help="nextpnr placement seed (default 1)")
+    add_json(p)
+
+    p = subparsers.add_parser("build", help="build a dev board's bitstream (generator + UART host link)",
+                              description="Build a dev board's bitstream: the generator behind the UART host "
+                                          "link on the board's USB serial bridge, LED 0 lit while busy.")
+    p.add_argument("--board", required=True, choices=list(DEV_BOARDS), help="the dev board")
+    p.add_argument("--out", metavar="DIR", default="build", help="output folder (default: build)")
+    add_layout(p)
+    add_core(p)
+    p.add_argument("--baud", type=positive_int, default=115_200, help="UART baud rate (default 115200)")
+    add_json(p)
+
+    p = subparsers.add_parser("board", help="generate on a dev board over its UART and check against the model",
+                              description="Send positions to a dev board (or its simulation) over the host "
+                                          "link and check every stream against the golden model.")
+    p.add_argument("--port", help="serial port of the board (pip install 'hwmovegen[serial]')")
+    p.add_argument("--sim", action="store_true", help="talk to the simulated board top level instead")
+    add_positions(p)
+    p.add_argument("--baud", type=positive_int, default=115_200, help="with --port: baud rate (default 115200)")
+    p.add_argument("--timeout", type=positive_float, default=2.0,
+                   help="seconds to wait for a reply (default 2; simulated seconds with --sim)")
+    add_layout(p)
+    add_core(p)
+    add_json(p)
+
+
+def run(args):
+    try:
+        return {"synth": _synth, "build": _build, "board": _board}[args.command](args)
+    except BadRequest as error:
+        raise CliError(str(error)) from None
+    except ToolMissing as error:
+        raise CliError(str(error)) from None
+    except (SynthError, LinkError) as error:
+        raise FlowError(str(error)) from None
+
+
+def _synth(args):
+    report = synth(args.target, layout=args.layout, core=args.core, build_dir=args.out, seed=args.seed)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    path = report["critical_path"] or {}
+    print_rows([
+        ("target", f'{report["target"]} ({report["core"]} core, {report["layout"]} layout)'),
+        ("fmax", f'{report["fmax_mhz"]} MHz routed (goal {report["goal_mhz"]} MHz, '
+                 f'constraint {report["constraint_mhz"]} MHz)'),
+        ("logic cells", f'{report["logic_cells"]} / {report["logic_cells_available"]} '
+                        f'{report["logic_cell_kind"]} '
+                        f'({100 * report["logic_cells"] / report["logic_cells_available"]:.1f}%)'),
+        ("LUTs", report["luts"]),
+        ("FFs", report["ffs"]),
+        ("carry cells", report["carries"]),
+        ("block RAMs", f'{report["brams"]} / {report["brams_available"]}'),
+        ("critical path", f'{path.get("from")} -> {path.get("to")}'),
+        ("", f'{path.get("delay_ns")} ns, {path.get("logic_levels")} logic levels'),
+        ("seconds", report["seconds"]),
+    ])
+    return 0
+
+
+def _build(args):
+    report = build_bitstream(args.board, args.out, layout=args.layout, core=args.core, baud=args.baud)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f'{report["board"]} ({report["fpga"]}), {report["core"]} core, {report["layout"]} layout, '
+          f'{report["baud"]} baud')
+    print(f'clock {report["clock_mhz"]} MHz, routed fmax {report["fmax_mhz"]} MHz')
+    print("utilization " + ", ".join(f"{cell} {used}" for cell, used in report["utilization"].items()))
+    print(f'bitstream {report["bitstream"]}')
+    return 0
+
+
+def _board(args):
+    if (args.port is None) == (not args.sim):
+        raise CliError("give --port PORT (a board) or --sim (the simulated board)")
+    records = positions(args)
+    if args.sim:
+        transport = SimulatedDevBoard(layout=args.layout, core=args.core)
+    else:
+        transport = SerialTransport(args.port, args.baud)
+    client = HostClient(transport, timeout=args.timeout)
+    version, layout, core = client.ping()
+    if not args.json:
+        print(f"# board: protocol {version}, {core} core, {layout} layout")
+    failures = 0
+    for record in records:
+        position = Position.from_board(record.board, check=False)
+        moves, counters = client.generate(position)
+        expected = generate(position, layout).moves
+        matches = moves == expected
+        failures += not matches
+        uci = [m.uci() for m in moves]
+        if args.json:
+            counts = {name: value for name, value in counters.items() if name != "moves"}
+            print(json.dumps({"fen": record.fen, "backend": "sim" if args.sim else "board", "core": core,
+                              "moves": uci, **counts, "matches_model": matches}), flush=True)
+            continue
+        if len(records) > 1:
+            print(f"# {record.fen}")
+        for move in uci:
+            print(move)
+        verdict = "matches the golden model" if matches else "MISMATCH with the golden model"
+        print(f"# {verdict}: {len(moves)} moves, {counters['steps']} steps, {counters['cycles']} cycles, "
+              f"{counters['stalls']} stall cycles")
+    return 1 if failures else 0

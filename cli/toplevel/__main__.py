@@ -1,0 +1,5 @@
+import sys
+
+from hwmovegen.cli import main
+
+sys.exit(main())

@@ -1,0 +1,120 @@
+"""``hwmovegen compare`` and ``hwmovegen bench``: hardware against the model, and figures."""
+
+import argparse
+import json
+
+from ..sim.bench import perft_rows, position_rows
+from ..sim.compare import compare
+from ..sim.epd import bundled_suites, cpw_records, read_epd_files
+from ..sim.positions import random_boards
+from .common import (FlowError, add_backend, add_core, add_json, add_layout, backend, positive_int,
+                     print_rows, progress)
+
+__all__ = ["register", "run"]
+
+
+def _probability(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a probability in (0, 1], not {text!r}")
+    return value
+
+
+def register(subparsers):
+    p = subparsers.add_parser("compare", help="hardware against the golden model (move for move) and python-chess",
+                              description="Run the hardware on every position and check its stream against "
+                                          "the golden model move for move, its cycles against the bound, and "
+                                          "its legal subset against python-chess. Without positions: the "
+                                          "bundled perft suites.")
+    p.add_argument("--epd", metavar="FILE", nargs="+", action="extend", help="position files to compare")
+    p.add_argument("--random", type=positive_int, metavar="N", help="add N positions from seeded random games")
+    p.add_argument("--seed", type=int, default=1, help="seed of --random and of --ready (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
+    p.add_argument("--ready", type=_probability, default=1.0, metavar="P",
+                   help="cxxrtl: random backpressure, the stream's ready high with probability P (0 < P <= 1) "
+                        "each cycle (default 1)")
+    add_backend(p, hardware_only=True)
+    add_layout(p)
+    add_core(p)
+    add_json(p)
+
+    p = subparsers.add_parser("bench", help="moves per cycle, simulated cycles per second, perft timings",
+                              description="Per CPW position: moves, steps, cycles, moves per cycle and "
+                                          "simulated cycles per second (compiled backend); then perft from "
+                                          "the start position through the hardware, the model and python-chess.")
+    p.add_argument("--depth", type=positive_int, default=4, help="perft depth from the start position (default 4)")
+    p.add_argument("--repeat", type=positive_int, default=2000,
+                   help="generations per position for the cycles/s figures (default 2000)")
+    add_layout(p)
+    add_core(p)
+    add_json(p)
+    p.set_defaults(backend="cxxrtl")
+
+
+def run(args):
+    return {"compare": _compare, "bench": _bench}[args.command](args)
+
+
+def _compare(args):
+    boards = [record.board for record in read_epd_files(args.epd or [])]
+    if args.random:
+        boards += random_boards(args.random, seed=args.seed)
+    if not args.epd and not args.random:
+        boards = [record.board for record in bundled_suites()]
+    backend(args, ready_probability=args.ready)     # validates, builds, says if it falls back
+    bar = progress(args, len(boards))
+    try:
+        summary = compare(boards, args.backend, args.layout, args.core, jobs=args.jobs, ready=args.ready,
+                          seed=args.seed, progress=bar.update)
+    finally:
+        bar.close()
+    if args.json:
+        print(json.dumps(summary.as_dict()))
+        return 1 if summary.mismatches else 0
+    for mismatch in summary.mismatches[:5]:
+        print(mismatch.report())
+    if len(summary.mismatches) > 5:
+        print(f"... and {len(summary.mismatches) - 5} more mismatches")
+    print_rows([
+        ("backend", f"{summary.backend} ({summary.core} core, {summary.layout} layout)"),
+        ("positions", summary.positions),
+        ("moves", summary.moves),
+        ("legal moves", summary.legal_moves),
+        ("steps", summary.steps),
+        ("cycles", summary.cycles),
+        ("stalls", summary.stalls),
+        ("moves/cycle", f"{summary.moves_per_cycle:.4f}" if summary.cycles else "-"),
+        ("mismatches", len(summary.mismatches)),
+        ("seconds", f"{summary.seconds:.1f}"),
+    ])
+    return 1 if summary.mismatches else 0
+
+
+def _bench(args):
+    chosen = backend(args)
+    if chosen.name != "cxxrtl":
+        raise FlowError("bench measures the compiled backend: it needs a C++ compiler (g++)")
+    positions = position_rows(chosen, cpw_records(), args.repeat)
+    perfts = perft_rows(chosen, args.depth)
+    if args.json:
+        print(json.dumps({"backend": chosen.name, "core": args.core, "layout": args.layout,
+                          "positions": positions, "perft_depth": args.depth, "perft": perfts}))
+        return 0
+    print(f"{'position':<20}{'moves':>6}{'steps':>7}{'cycles':>8}{'moves/cycle':>13}"
+          f"{'sim cycles/s':>15}{'end to end':>13}")
+    for row in positions:
+        print(f"{row['name']:<20}{row['moves']:>6}{row['steps']:>7}{row['cycles']:>8}"
+              f"{row['moves_per_cycle']:>13.3f}{row['sim_cycles_per_second']:>15,}"
+              f"{row['end_to_end_cycles_per_second']:>13,}")
+    total_moves = sum(r["moves"] for r in positions)
+    total_cycles = sum(r["cycles"] for r in positions)
+    print(f"{'all':<20}{total_moves:>6}{sum(r['steps'] for r in positions):>7}{total_cycles:>8}"
+          f"{total_moves / total_cycles:>13.3f}")
+    print(f"\nperft({args.depth}) from the start position")
+    for row in perfts:
+        print(f"  {row['generator']:<38}{row['nodes']:>10}{row['seconds']:>8.2f} s"
+              f"{row['nodes_per_second']:>12,} nodes/s")
+    return 0

@@ -1,0 +1,99 @@
+"""The output FIFO of a core: moves in, the move stream out, promotions expanded to four moves."""
+
+from amaranth import Module, Signal, Mux
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .types import Move
+
+__all__ = ["FifoEntry", "PromotionFifo"]
+
+PROMOTION_PIECES = 4    # q, r, b, n: python-chess piece types 5, 4, 3, 2
+
+
+class FifoEntry(data.Struct):
+    """A move in the FIFO; an entry with ``promotes`` leaves as four moves (q, r, b, n)."""
+    frm: 6
+    to: 6
+    capture: 1
+    double: 1
+    en_passant: 1
+    castle: 1
+    promotes: 1
+
+
+class PromotionFifo(wiring.Component):
+    """A small FIFO whose head drives the move stream.
+
+    A producer writes ``entry`` into the free slot whenever it likes (``write``) and
+    decides later in the same cycle whether to keep it (``commit``): only the write
+    pointer waits for that decision, which keeps a late ``commit`` off the entries'
+    data and enables. ``almost_full`` (registered count) tells the producer to wait;
+    neither ``ready`` nor promotions reach the producer otherwise. ``empty_next`` says
+    the FIFO is empty after this cycle.
+
+    Hand-written rather than ``amaranth.lib.fifo.SyncFIFOBuffered``: the expansion of
+    a promotion entry and the write-before-commit split are what keep the walker's
+    decision out of the FIFO's enables (measured: 55.7 -> 60.6 MHz on the ECP5).
+    """
+
+    def __init__(self, depth=4):
+        if depth & (depth - 1) or depth < 2:
+            raise ValueError("the FIFO depth must be a power of two, at least 2")
+        self.depth = depth
+        super().__init__({
+            "write": In(1),
+            "commit": In(1),
+            "entry": In(FifoEntry),
+            "almost_full": Out(1),
+            "empty_next": Out(1),
+            "moves": Out(stream.Signature(Move)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        depth = self.depth
+        # Separate registers and an explicit read mux, each entry without the promotion
+        # field (the output fills it in): no flip-flop bit is constant, which keeps the
+        # CXXRTL model at one eval per clock.
+        entries = [Signal(FifoEntry, name=f"entry_{i}", reset_less=True) for i in range(depth)]
+        write_ptr, read_ptr = Signal(range(depth)), Signal(range(depth))
+        count = Signal(range(depth + 1))
+        promo_index = Signal(range(PROMOTION_PIECES))   # which of q, r, b, n the head emits now
+
+        head = Signal(FifoEntry)
+        with m.Switch(read_ptr):
+            for i in range(depth):
+                with m.Case(i):
+                    m.d.comb += head.eq(entries[i])
+        valid = count != 0
+        payload = self.moves.payload
+        m.d.comb += [
+            self.moves.valid.eq(valid),
+            payload.frm.eq(head.frm), payload.to.eq(head.to), payload.capture.eq(head.capture),
+            payload.double.eq(head.double), payload.en_passant.eq(head.en_passant),
+            payload.castle.eq(head.castle),
+            payload.promotion.eq(Mux(head.promotes, 5 - promo_index, 0)),
+        ]
+        transfer = valid & self.moves.ready
+        pop = transfer & (~head.promotes | (promo_index == PROMOTION_PIECES - 1))
+        with m.If(transfer):
+            m.d.sync += promo_index.eq(Mux(pop, 0, promo_index + 1))
+        with m.If(pop):
+            m.d.sync += read_ptr.eq(read_ptr + 1)
+        with m.If(self.write):
+            with m.Switch(write_ptr):
+                for i in range(depth):
+                    with m.Case(i):
+                        m.d.sync += entries[i].eq(self.entry)
+        with m.If(self.commit):
+            m.d.sync += write_ptr.eq(write_ptr + 1)
+        # commit is the producer's late decision: let it pick between two counts made without it
+        after_pop = Signal.like(count)
+        m.d.comb += after_pop.eq(count - pop)
+        m.d.sync += count.eq(Mux(self.commit, after_pop + 1, after_pop))
+        m.d.comb += [
+            self.almost_full.eq(count >= depth - 1),
+            self.empty_next.eq((count == 0) | ((count == 1) & pop)),
+        ]
+        return m

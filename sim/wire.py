@@ -1,0 +1,47 @@
+"""Model objects to and from the hardware's wire formats (defined in :mod:`hwmovegen.rtl.types`)."""
+
+from functools import lru_cache
+
+import chess
+
+from ..rtl.types import Counters, Move as MoveLayout, COUNTER_NAMES, pack, position_image, unpack
+from .model import Move, castling_bits
+
+__all__ = ["move_from_word", "word_from_move", "position_bytes", "board_bytes", "counters_from_word",
+           "COUNTER_NAMES"]
+
+
+@lru_cache(maxsize=65536)
+def move_from_word(word):
+    """The model Move a Move payload's bits stand for."""
+    f = unpack(MoveLayout, word)
+    return Move(f["frm"], f["to"], f["promotion"], bool(f["capture"]), bool(f["double"]),
+                bool(f["en_passant"]), bool(f["castle"]))
+
+
+def word_from_move(move):
+    return pack(MoveLayout, {"frm": move.frm, "to": move.to, "promotion": move.promotion,
+                             "capture": move.capture, "double": move.double,
+                             "en_passant": move.en_passant, "castle": move.castle})
+
+
+def position_bytes(position):
+    """The position image of a model Position (host-link GENERATE payload, CXXRTL load)."""
+    return position_image(position.planes(), position.state())
+
+
+def board_bytes(board):
+    """The position image of a python-chess Board, straight from its bitboards (the
+    fast path of the compiled backend; equal to ``position_bytes`` of its Position)."""
+    planes = (board.pawns | board.bishops | board.queens,     # piece type bit 0: 1, 3, 5
+              board.knights | board.bishops | board.kings,    # bit 1: 2, 3, 6
+              board.rooks | board.queens | board.kings,       # bit 2: 4, 5, 6
+              board.occupied_co[chess.BLACK])
+    ep = board.ep_square
+    return position_image(planes, {"white_to_move": int(board.turn), "castling": castling_bits(board),
+                                   "ep_valid": int(ep is not None), "ep_square": ep or 0})
+
+
+def counters_from_word(word):
+    """The Counters bits as a dict, in the struct's field order."""
+    return unpack(Counters, word)

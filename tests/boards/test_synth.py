@@ -1,0 +1,69 @@
+"""Synthesis, place and route with the YoWASP tools: reports, fit, agreement with `tables`,
+bitstreams for the dev boards, and requests refused before any tool runs."""
+
+import json
+import time
+
+import pytest
+
+from hwmovegen.boards.devboards import build_bitstream, check_baud
+from hwmovegen.boards.synth import BadRequest, synth
+from hwmovegen.cli import main
+
+
+@pytest.mark.parametrize("target, cells, rams", [
+    ("ice40-up5k", "ICESTORM_LC", 30),
+    ("ecp5-85f", "TRELLIS_COMB", 208),
+])
+def test_synth_report_agrees_with_tables(target, cells, rams, capsys):
+    assert main(["synth", "--target", target, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["target"] == target and report["logic_cell_kind"] == cells and report["core"] == "walker"
+    assert 0 < report["fmax_mhz"] < 1000
+    assert 0 < report["logic_cells"] <= report["logic_cells_available"]
+    assert report["luts"] > 500 and report["ffs"] > 500
+    assert 0 < report["brams"] <= report["brams_available"] == rams
+    assert report["critical_path"]["from"] and report["critical_path"]["to"]
+    if target == "ice40-up5k":
+        assert report["logic_cells"] <= report["logic_cells_available"] // 2   # the area goal
+    assert main(["tables", "--target", target, "--layout", "dense", "--json"]) == 0
+    tables = json.loads(capsys.readouterr().out)
+    assert tables["block_rams"][target] == report["brams"] == report["brams_expected"]
+
+
+def test_butterfly_does_not_fit_the_up5k():
+    start = time.perf_counter()
+    with pytest.raises(BadRequest, match="does not fit"):
+        synth("ice40-up5k", layout="butterfly")
+    with pytest.raises(BadRequest, match="does not fit"):
+        build_bitstream("icebreaker", "unused", layout="butterfly")
+    assert time.perf_counter() - start < 5      # refused up front, not after place and route
+
+
+@pytest.mark.parametrize("board, suffix", [("icebreaker", ".bin"), ("ulx3s-85f", ".bit")])
+def test_build_leaves_a_bitstream(board, suffix, tmp_path, capsys):
+    assert main(["build", "--board", board, "--out", str(tmp_path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    bitstream = tmp_path / f"hwmovegen-{board}{suffix}"
+    assert report["bitstream"] == str(bitstream) and bitstream.stat().st_size > 10_000
+    assert report["fmax_mhz"] >= report["clock_mhz"]     # the board clock meets timing
+
+
+@pytest.mark.parametrize("baud, message", [
+    (0, "must be positive"), (-1, "must be positive"), (20_000_000, "too fast"), (2_500_000, "cannot be divided"),
+])
+def test_baud_rates_the_clock_cannot_divide(baud, message):
+    with pytest.raises(BadRequest, match=message):
+        check_baud(12e6, baud)
+    assert check_baud(12e6, 115_200) == 104
+
+
+def test_out_folder_checked_first(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    start = time.perf_counter()
+    assert main(["synth", "--target", "ice40-up5k", "--out", str(blocker / "sub")]) == 2
+    assert main(["build", "--board", "icebreaker", "--out", str(blocker)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("hwmovegen: error: --out") for line in err)
+    assert time.perf_counter() - start < 5

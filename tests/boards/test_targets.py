@@ -1,0 +1,32 @@
+"""Targets own the device facts: the block RAM rule against shapes measured with Yosys."""
+
+import pytest
+
+from hwmovegen.boards.targets import TARGETS, get_target
+from hwmovegen.rtl import generator_roms
+
+# (depth, width, read ports) -> block RAMs that Yosys 0.70's synth_ice40 / synth_ecp5 used
+# for a ROM of random contents (measured once with a one-ROM design)
+MEASURED = [
+    ((2502, 14, 1), 9, 2), ((2502, 14, 2), 18, 3), ((448, 12, 1), 2, 1), ((1000, 20, 1), 5, 2),
+    ((700, 9, 1), 2, 1), ((3000, 5, 1), 4, 1), ((640, 64, 1), 12, 4), ((512, 64, 1), 8, 2),
+    ((1536, 24, 2), 18, 3), ((4500, 14, 1), 16, 4), ((300, 30, 1), 4, 1),
+]
+
+
+@pytest.mark.parametrize("shape, ice40, ecp5", MEASURED)
+def test_block_ram_rule_matches_yosys(shape, ice40, ecp5):
+    assert TARGETS["ice40-up5k"].rom_blocks(*shape) == ice40
+    assert TARGETS["ecp5-85f"].rom_blocks(*shape) == ecp5
+
+
+def test_walker_roms_per_target():
+    roms = generator_roms("dense", "walker")
+    # the node ROM is read on two ports: two copies on iCE40, one true dual-port copy on ECP5
+    assert TARGETS["ice40-up5k"].block_rams(roms) == 2 * 9 + 2
+    assert TARGETS["ecp5-85f"].block_rams(roms) == 3 + 1
+
+
+def test_unknown_target():
+    with pytest.raises(KeyError, match="unknown target"):
+        get_target("xc7a35t")

@@ -1,0 +1,124 @@
+"""The commands' output formats, through every backend where it applies."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+
+from hwmovegen.cli import main
+from hwmovegen.sim.model import Position, cycle_bound, generate
+
+from ..helpers import KIWIPETE, POSITION3
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_console_script_and_python_dash_m():
+    exe = Path(sys.executable).parent / "hwmovegen"
+    assert exe.exists(), "the hwmovegen console script is not installed beside the interpreter"
+    done = subprocess.run([exe, "moves"], capture_output=True, text=True, check=True)
+    assert done.stdout.split()[:2] == ["b1c3", "b1a3"] and len(done.stdout.split()) == 20
+    done = subprocess.run([sys.executable, "-m", "hwmovegen", "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("hwmovegen ")
+
+
+def test_no_command_prints_usage_with_the_commands(capsys):
+    code, out, err = run(capsys)
+    assert code == 2 and "usage: hwmovegen" in err
+    for command in ("tables", "moves", "perft", "compare", "bench", "synth", "build", "board"):
+        assert command in err
+
+
+def test_every_option_has_help():
+    from hwmovegen.cli import build_parser
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    for name, command in commands.items():
+        for action in command._actions:
+            assert action.help, f"{name} {action.option_strings} has no help"
+
+
+def test_moves_default_is_the_start_position(capsys):
+    code, out, _ = run(capsys, "moves")
+    assert code == 0 and sorted(out.split()) == sorted(m.uci() for m in chess.Board().legal_moves)
+
+
+def test_moves_json_from_epd_keeps_the_opcodes(capsys, tmp_path):
+    epd = tmp_path / "p.epd"
+    epd.write_text(f"# comment\n\n{KIWIPETE} ;D1 48\n{POSITION3.rsplit(' ', 2)[0]} bm Rb1; id \"p3\";\n")
+    code, out, _ = run(capsys, "moves", "--epd", str(epd), "--json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and len(lines) == 2
+    assert lines[0]["epd"] == {"D1": 48} and lines[1]["epd"] == {"bm": "Rb1", "id": "p3"}
+    for line in lines:
+        board = chess.Board(line["fen"])
+        stream = [chess.Move.from_uci(u) for u in line["moves"]]
+        assert len(stream) == len(set(stream)) > 0
+        assert {m for m in stream if board.is_legal(m)} == set(board.legal_moves)
+        assert line["backend"] == "cxxrtl" and line["steps"] > 0 and "promotion_nodes" in line
+
+
+def test_moves_identical_across_backends(capsys):
+    outputs = {}
+    for backend in ("cxxrtl", "pysim", "model"):
+        assert main(["moves", "--fen", KIWIPETE, "--backend", backend, "--json"]) == 0
+        outputs[backend] = json.loads(capsys.readouterr().out)
+        assert outputs[backend].pop("backend") == backend
+    assert outputs["cxxrtl"] == outputs["pysim"]
+    assert outputs["cxxrtl"]["moves"] == outputs["model"]["moves"]
+    assert outputs["cxxrtl"]["cycles"] == cycle_bound(generate(Position.from_fen(KIWIPETE)))
+
+
+def test_perft_json_and_divide(capsys):
+    code, out, _ = run(capsys, "perft", "--fen", KIWIPETE, "--depth", "3", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["nodes"] == 97862 and result["backend"] == "cxxrtl" and result["seconds"] >= 0
+    code, out, _ = run(capsys, "perft", "--fen", KIWIPETE, "--depth", "2", "--divide")
+    lines = out.strip().splitlines()
+    assert code == 0 and lines[-1] == "Nodes searched: 2039" and len(lines) == 48 + 2
+    assert {line.split(":")[0] for line in lines[:48]} == {m.uci() for m in chess.Board(KIWIPETE).legal_moves}
+
+
+def test_json_names_the_backend_that_ran(capsys, monkeypatch):
+    import hwmovegen.sim.toolchain as toolchain
+    monkeypatch.setattr(toolchain, "cxx_compiler", lambda: None)
+    code, out, _ = run(capsys, "perft", "--depth", "2", "--json")
+    assert code == 0 and json.loads(out)["backend"] == "pysim"
+
+
+def test_tables_report(capsys):
+    code, out, _ = run(capsys, "tables", "--json")
+    reports = {r["layout"]: r for r in json.loads(out)}
+    assert code == 0 and reports["dense"]["total_bits"] <= 65536
+    assert reports["dense"]["block_rams"] == {"ice40-up5k": 20, "ecp5-85f": 4}
+    code, out, _ = run(capsys, "tables", "--target", "ice40-up5k")
+    assert code == 0 and out.splitlines()[1].startswith("dense") and "20 / 30" in out.splitlines()[1]
+
+
+def test_compare_bundled_suites_json(capsys):
+    code, out, _ = run(capsys, "compare", "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["positions"] == 133 and summary["mismatches"] == []
+    assert summary["moves_per_cycle"] > 0.5 and summary["backend"] == "cxxrtl"
+
+
+def test_compare_several_files(capsys, tmp_path):
+    a, b = tmp_path / "a.epd", tmp_path / "b.epd"
+    a.write_text(KIWIPETE + "\n")
+    b.write_text(POSITION3 + "\n" + chess.STARTING_FEN + "\n")
+    code, out, _ = run(capsys, "compare", "--epd", str(a), str(b), "--json")
+    assert code == 0 and json.loads(out)["positions"] == 3
+
+
+def test_bench_json(capsys):
+    code, out, _ = run(capsys, "bench", "--json", "--depth", "2", "--repeat", "20")
+    report = json.loads(out)
+    assert code == 0 and [row["name"] for row in report["positions"]][:2] == ["initial", "kiwipete"]
+    assert all(row["nodes"] == 400 for row in report["perft"])
+    assert report["positions"][0]["sim_cycles_per_second"] > 0
