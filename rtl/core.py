@@ -13,12 +13,18 @@ PLANES = data.ArrayLayout(64, types.PLANES)
 
 
 class CoreSignature(wiring.Signature):
-    """Control, the move stream, the counters, the board (read-only while busy) and
-    the core's own ROMs."""
+    """Control, the move stream, the counters, the board and the core's own ROMs.
+
+    ``start`` is taken in a cycle where ``start_ready`` is high; ``done`` pulses for a
+    cycle once per started position, in start order, after its last move has been
+    taken, and ``counters`` then hold that position's counts until the next ``done``.
+    ``busy`` is high while a started position is not done.
+    """
 
     def __init__(self, rom_signature):
         super().__init__({
             "start": In(1),
+            "start_ready": Out(1),
             "busy": Out(1),
             "done": Out(1),
             "moves": Out(stream.Signature(Move)),

@@ -6,7 +6,7 @@ from amaranth.lib.wiring import In, Out
 
 from .types import Move
 
-__all__ = ["FifoEntry", "PromotionFifo"]
+__all__ = ["FifoEntry", "PositionEntry", "PromotionFifo"]
 
 PROMOTION_PIECES = 4    # q, r, b, n: python-chess piece types 5, 4, 3, 2
 
@@ -20,6 +20,13 @@ class FifoEntry(data.Struct):
     en_passant: 1
     castle: 1
     promotes: 1
+
+
+class PositionEntry(data.Struct):
+    """A FifoEntry that also says whether it is its position's last move (for a core that
+    streams positions back to back: ``last_transfer`` pulses as it leaves)."""
+    move: FifoEntry
+    last: 1
 
 
 class PromotionFifo(wiring.Component):
@@ -37,16 +44,18 @@ class PromotionFifo(wiring.Component):
     decision out of the FIFO's enables (measured: 55.7 -> 60.6 MHz on the ECP5).
     """
 
-    def __init__(self, depth=4):
+    def __init__(self, depth=4, positions=False):
         if depth & (depth - 1) or depth < 2:
             raise ValueError("the FIFO depth must be a power of two, at least 2")
         self.depth = depth
+        self.entry_shape = PositionEntry if positions else FifoEntry
         super().__init__({
             "write": In(1),
             "commit": In(1),
-            "entry": In(FifoEntry),
+            "entry": In(self.entry_shape),
             "almost_full": Out(1),
             "empty_next": Out(1),
+            "last_transfer": Out(1),
             "moves": Out(stream.Signature(Move)),
         })
 
@@ -56,16 +65,17 @@ class PromotionFifo(wiring.Component):
         # Separate registers and an explicit read mux, each entry without the promotion
         # field (the output fills it in): no flip-flop bit is constant, which keeps the
         # CXXRTL model at one eval per clock.
-        entries = [Signal(FifoEntry, name=f"entry_{i}", reset_less=True) for i in range(depth)]
+        entries = [Signal(self.entry_shape, name=f"entry_{i}", reset_less=True) for i in range(depth)]
         write_ptr, read_ptr = Signal(range(depth)), Signal(range(depth))
         count = Signal(range(depth + 1))
         promo_index = Signal(range(PROMOTION_PIECES))   # which of q, r, b, n the head emits now
 
-        head = Signal(FifoEntry)
+        stored = Signal(self.entry_shape)
         with m.Switch(read_ptr):
             for i in range(depth):
                 with m.Case(i):
-                    m.d.comb += head.eq(entries[i])
+                    m.d.comb += stored.eq(entries[i])
+        head = stored.move if self.entry_shape is PositionEntry else stored
         valid = count != 0
         payload = self.moves.payload
         m.d.comb += [
@@ -95,5 +105,6 @@ class PromotionFifo(wiring.Component):
         m.d.comb += [
             self.almost_full.eq(count >= depth - 1),
             self.empty_next.eq((count == 0) | ((count == 1) & pop)),
+            self.last_transfer.eq(pop & stored.last if self.entry_shape is PositionEntry else 0),
         ]
         return m

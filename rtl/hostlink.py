@@ -226,7 +226,8 @@ class RequestExecutor(wiring.Component):
             "busy": Out(1),
             "load": Out(LoadSignature()),
             "start": Out(1),
-            "done": In(1),
+            "start_ready": In(1),
+            "generating": In(1),            # the generator's busy
             "moves": In(stream.Signature(Move)),
             "counters": In(Counters),
         })
@@ -281,14 +282,15 @@ class RequestExecutor(wiring.Component):
                     m.d.comb += self.read_addr.eq(Mux(plane == PLANES - 1, 0, plane + 1) * PLANE_BYTES + rank)
                     m.d.sync += [rank_planes.eq(Cat(rank_planes[8:], self.read_data)), plane.eq(plane + 1)]
             with m.State("START"):
-                m.d.comb += [self.busy.eq(1), self.start.eq(1)]
-                m.next = "STREAM"
+                m.d.comb += [self.busy.eq(1), self.start.eq(self.start_ready)]
+                with m.If(self.start_ready):
+                    m.next = "STREAM"
             with m.State("STREAM"):         # one MOVE frame per move, then DONE with the counters
                 m.d.comb += self.busy.eq(1)
                 with m.If(self.moves.valid):
                     reply(FrameType.MOVE, MOVE_LENGTH, self.moves.payload)
                     m.d.comb += self.moves.ready.eq(frames.ready)
-                with m.Elif(self.done):
+                with m.Elif(~self.generating):     # done has pulsed: the counters hold
                     reply(FrameType.DONE, DONE_LENGTH, self.counters)
                     with m.If(frames.ready):
                         m.next = "IDLE"
@@ -305,7 +307,8 @@ class HostLink(wiring.Component):
             "tx": Out(stream.Signature(8)),
             "load": Out(LoadSignature()),
             "start": Out(1),
-            "done": In(1),
+            "start_ready": In(1),
+            "generating": In(1),
             "moves": In(stream.Signature(Move)),
             "counters": In(Counters),
             "busy": Out(1),
@@ -326,7 +329,8 @@ class HostLink(wiring.Component):
         m.d.comb += [
             receiver.blocked.eq(executor.busy),
             receiver.read_addr.eq(executor.read_addr), executor.read_data.eq(receiver.read_data),
-            self.start.eq(executor.start), executor.done.eq(self.done),
+            self.start.eq(executor.start), executor.start_ready.eq(self.start_ready),
+            executor.generating.eq(self.generating),
             executor.counters.eq(self.counters), self.busy.eq(executor.busy),
         ]
         return m
@@ -363,6 +367,6 @@ class HostLinkTop(wiring.Component):
         wiring.connect(m, link.tx, transmitter.bytes)
         wiring.connect(m, link.load, generator.load)
         wiring.connect(m, generator.moves, link.moves)
-        m.d.comb += [generator.start.eq(link.start), link.done.eq(generator.done),
-                     link.counters.eq(generator.counters)]
+        m.d.comb += [generator.start.eq(link.start), link.start_ready.eq(generator.start_ready),
+                     link.generating.eq(generator.busy), link.counters.eq(generator.counters)]
         return m

@@ -7,13 +7,16 @@ from amaranth.lib.wiring import In, Out
 from ..tables import get_layout
 from .board import BoardRAM, LoadSignature
 from .rom import MoveTableROM
+from .fast import FastCore, NoRom
 from .types import Counters, Move
 from .walker import WalkerCore
 
 __all__ = ["MoveGenerator", "CORES", "generator_roms"]
 
 # core name -> (core component, ROM component)
-CORES = {"walker": (WalkerCore, MoveTableROM)}
+CORES = {"walker": (WalkerCore, MoveTableROM), "fast": (FastCore, NoRom)}
+# the cores that copy the board at start: the next position may be loaded while one runs
+LOAD_WHILE_BUSY = {"walker": False, "fast": True}
 
 
 def generator_roms(layout, core):
@@ -31,13 +34,18 @@ class MoveGenerator(wiring.Component):
     Ports
     -----
     load : In(LoadSignature)
-        Write the position while idle: ``clear``, one square per cycle, the state registers.
-    start : In(1)
-        Pulse while idle: generate the pseudo-legal moves of the loaded position.
+        Write the position: ``clear``, a rank per cycle, the state registers. The walker
+        reads the board until ``done``; the fast core copies it at ``start``, so the next
+        position may be written at once (``LOAD_WHILE_BUSY``).
+    start, start_ready : In(1), Out(1)
+        ``start`` is taken in a cycle with ``start_ready``: generate the pseudo-legal moves
+        of the loaded position. The walker is ready when idle; the fast core takes the next
+        position while the previous one's moves still drain.
     abort : In(1)
         Synchronous reset of the core (the board keeps its contents).
     busy, done : Out(1)
-        ``done`` rises when the last move has been taken and stays high until the next start.
+        ``done`` pulses once per started position, in start order, after its last move
+        has been taken; ``busy`` while a started position is not done.
     moves : Out(stream.Signature(Move))
         The move stream, in the golden model's emission order; honours ``ready``.
     counters : Out(Counters)
@@ -52,12 +60,18 @@ class MoveGenerator(wiring.Component):
         super().__init__({
             "load": In(LoadSignature()),
             "start": In(1),
+            "start_ready": Out(1),
             "abort": In(1),
             "busy": Out(1),
             "done": Out(1),
             "moves": Out(stream.Signature(Move)),
             "counters": Out(Counters),
         })
+
+    @property
+    def load_while_busy(self):
+        """Whether the next position may be loaded while this one is generated."""
+        return LOAD_WHILE_BUSY[self.core]
 
     def roms(self):
         """The ROMs of this configuration (for block RAM accounting)."""
@@ -77,6 +91,7 @@ class MoveGenerator(wiring.Component):
             core.planes.eq(board.planes),
             core.state.eq(board.state),
             core.start.eq(self.start),
+            self.start_ready.eq(core.start_ready),
             self.busy.eq(core.busy),
             self.done.eq(core.done),
             self.counters.eq(core.counters),

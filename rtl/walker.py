@@ -60,14 +60,14 @@ class Walker(wiring.Component):
         super().__init__({
             "start": In(1),
             "busy": Out(1),
-            "done": Out(1),     # high from the end of a generation until the next start
+            "done": Out(1),     # a pulse at the end of a generation
             "planes": In(data.ArrayLayout(64, 4)),
             "state": In(BoardState),
             "node_a_addr": Out(aw), "node_a_data": In(layout.word_width),
             "node_b_addr": Out(aw), "node_b_data": In(layout.word_width),
             "consume": Out(1),
-            "first": In(Piece), "first_addr": In(aw),
-            "second_valid": In(1), "second_addr": In(aw),
+            "first_valid": In(1), "first": In(Piece), "first_word": In(aw),
+            "second_valid": In(1), "second_word": In(aw),
             "fifo_write": Out(1), "fifo_commit": Out(1), "fifo_entry": Out(FifoEntry),
             "fifo_almost_full": In(1), "fifo_empty_next": In(1),
             "step": Out(1),
@@ -79,6 +79,7 @@ class Walker(wiring.Component):
         aw = self.layout.addr_width
         busy, done = Signal(1), Signal(1)
         m.d.comb += [self.busy.eq(busy), self.done.eq(done)]
+        m.d.sync += done.eq(0)
         starting = ~busy & self.start
 
         m.submodules.decoder = node = NodeDecoder(self.layout)
@@ -104,8 +105,8 @@ class Walker(wiring.Component):
             node.is_queen.eq(Mux(launched, first.queen, cur_queen)),
         ]
         # the piece after the one being walked, offered where a successor ends the chain
-        next_valid = Mux(launched, self.second_valid, first.valid)
-        next_addr = Mux(launched, self.second_addr, self.first_addr)
+        next_valid = Mux(launched, self.second_valid, self.first_valid)
+        next_addr = Mux(launched, self.second_word, self.first_word)
 
         # Per-position square masks, latched at start (the board does not change while
         # busy), so each test below is one 64:1 mux of a register.
@@ -164,12 +165,12 @@ class Walker(wiring.Component):
         with m.FSM(init="IDLE"):
             with m.State("IDLE"):
                 with m.If(self.start):
-                    m.d.sync += [done.eq(0), busy.eq(1)]
+                    m.d.sync += busy.eq(1)
                     m.next = "FILL"
             with m.State("FILL"):           # the head ROM reads the first piece's head
                 m.next = "LAUNCH"
             with m.State("LAUNCH"):         # offer the first piece's head on both ports
-                present(self.first_addr, 1, self.first_addr, 1, first.valid)
+                present(self.first_word, 1, self.first_word, 1, self.first_valid)
                 m.d.sync += took_pos.eq(1)
                 m.next = "RUN"
             with m.State("RUN"):
@@ -211,15 +212,16 @@ class WalkerCore(wiring.Component):
         m.d.comb += [
             walker.start.eq(self.start),
             walker.planes.eq(planes), walker.state.eq(state),
-            self.busy.eq(walker.busy), self.done.eq(walker.done),
+            self.busy.eq(walker.busy), self.done.eq(walker.done), self.start_ready.eq(~walker.busy),
             # feeder
             feeder.start.eq(starting), feeder.run.eq(walker.busy), feeder.pieces.eq(own),
-            feeder.planes.eq(planes),
+            feeder.types.eq(Cat(planes[0], planes[1], planes[2])), feeder.white_to_move.eq(state.white_to_move),
             rom.head_index.eq(feeder.rom_index), rom.head_en.eq(feeder.rom_en),
             feeder.rom_data.eq(rom.head_addr),
             feeder.consume.eq(walker.consume),
-            walker.first.eq(feeder.first), walker.first_addr.eq(feeder.first_addr),
-            walker.second_valid.eq(feeder.second_valid), walker.second_addr.eq(feeder.second_addr),
+            walker.first_valid.eq(feeder.first_valid), walker.first.eq(feeder.first),
+            walker.first_word.eq(feeder.first_word),
+            walker.second_valid.eq(feeder.second_valid), walker.second_word.eq(feeder.second_word),
             # node ROM
             rom.node_a_addr.eq(walker.node_a_addr), walker.node_a_data.eq(rom.node_a_data),
             rom.node_b_addr.eq(walker.node_b_addr), walker.node_b_data.eq(rom.node_b_data),

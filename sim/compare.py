@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 import chess
 
 from .backends import get_backend
-from .model import Position, cycle_bound, generate
+from .model import Position, cycle_bound, generate, work
 from .perft import legal_moves
 
 __all__ = ["Mismatch", "Summary", "check", "compare", "CHUNK"]
@@ -88,8 +88,8 @@ def check(board, hardware, model, core="walker"):
         if hardware.uci() == model.uci():
             return mismatch("same moves, different flags", index)
         return mismatch("move stream differs from the golden model", index)
-    if hardware.steps != model.steps:
-        return mismatch(f"steps: hardware {hardware.steps}, model {model.steps}")
+    if hardware.steps != work(model, core):
+        return mismatch(f"steps: hardware {hardware.steps}, model {work(model, core)}")
     if hardware.promotion_nodes != model.promotion_nodes:
         return mismatch(f"promotions: hardware {hardware.promotion_nodes}, model {model.promotion_nodes}")
     if hardware.cycles is not None:

@@ -28,10 +28,12 @@ from .wire import board_bytes, counters_from_word, move_from_word, position_byte
 __all__ = ["BackendUnavailable", "build_model", "CxxrtlBackend", "DEFAULT_CXXFLAGS"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
-# opt_clean -purge: partial aliases between a port and its driver otherwise look like
-# feedback to write_cxxrtl, which would then need more than one eval per clock.
-YOSYS_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; opt -full; opt_clean -purge; "
-                "write_cxxrtl -O6 -header top.cc")
+# opt without -nodffe/-nosdff would fold enables and resets into flip-flops whose bits are
+# then provably constant and turned into constants: a wire driven partly by flip-flops and
+# partly by constants costs write_cxxrtl a second eval per clock. opt_clean -purge:
+# partial aliases between a port and its driver otherwise look like feedback.
+YOSYS_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; opt -full -nodffe -nosdff; "
+                "opt_clean -purge; write_cxxrtl -O6 -header top.cc")
 MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
 MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
 

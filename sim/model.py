@@ -23,7 +23,7 @@ import chess
 from ..tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code
 
 __all__ = ["Move", "Position", "PositionError", "Generation", "generate", "PROMOTION_ORDER",
-           "check_board", "parse_fen", "cycle_bound", "CORE_NAMES"]
+           "check_board", "parse_fen", "cycle_bound", "work", "CORE_NAMES"]
 
 PROMOTION_ORDER = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 
@@ -135,10 +135,15 @@ class Position:
 @dataclass
 class Generation:
     moves: list = field(default_factory=list)
-    steps: int = 0
+    steps: int = 0              # the core's unit of work: table nodes (the model, the walker), pieces (fast)
     promotion_nodes: int = 0
     cycles: int | None = None   # hardware backends only
     stalls: int | None = None   # hardware backends only
+
+    @property
+    def pieces(self):
+        """Own pieces with at least one move: the fast core's unit of work."""
+        return len({move.frm for move in self.moves})
 
     def counters(self):
         """The counters a backend measured, for JSON output."""
@@ -151,7 +156,14 @@ class Generation:
         return [m.uci() for m in self.moves]
 
 
-CORE_NAMES = ("walker",)
+CORE_NAMES = ("walker", "fast")
+FAST_LATENCY = 15          # the fast core's cycles from start to its first move leaving, plus one
+FAST_EMPTY = 3             # ... and for a position without moves
+
+
+def work(generation, core="walker"):
+    """The core's unit of work for the model's ``generation``: what its ``steps`` counter counts."""
+    return generation.pieces if core == "fast" else generation.steps
 
 
 def cycle_bound(generation, core="walker"):
@@ -161,9 +173,14 @@ def cycle_bound(generation, core="walker"):
     walker: one cycle to sample ``start``, one to read the first head, one to present
     it, one per table node, one for the last move to leave the FIFO; each emitting
     promotion node can add three (its four moves leave one per cycle).
+
+    fast: one cycle per move, plus a fixed pipeline latency (``hwmovegen.rtl.fast``):
+    the moves leave back to back, whatever the pieces without moves and the empty rays.
     """
     if core == "walker":
         return generation.steps + 3 * generation.promotion_nodes + 4
+    if core == "fast":
+        return len(generation.moves) + FAST_LATENCY if generation.moves else FAST_EMPTY
     raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORE_NAMES)})")
 
 

@@ -44,15 +44,20 @@ def test_pieces_in_ascending_order_with_their_heads(consume_probability):
     rng = random.Random(7)
     positions = [Position.from_board(b) for b in random_boards(12, seed=8)]
     positions += [Position.from_fen(fen) for fen in ONE_STEP_WALKS + [chess.STARTING_FEN]]
-    got, want = [], []
+    got, want, last, kinds = [], [], [], []
+    want_kinds, want_last = [], []
 
     async def bench(ctx):
         for position in positions:
             own = position.own_squares()
+            want_kinds.extend((table_kind(position.squares[sq]), (sq % 8 - sq // 8) % 8, (sq % 8 + sq // 8) % 8)
+                              for sq in own)
+            want_last.extend([False] * (len(own) - 1) + [True])
             want.append([(sq, table_kind(position.squares[sq]) == TableKind.QUEEN,
                           layout.head(table_kind(position.squares[sq]), sq)) for sq in own])
-            for bit, plane in enumerate(planes_of(position)):
-                ctx.set(dut.planes[bit], plane)
+            for bit, plane in enumerate(planes_of(position)[:3]):
+                ctx.set(dut.types[bit], plane)
+            ctx.set(dut.white_to_move, position.white_to_move)
             ctx.set(dut.pieces, sum(1 << sq for sq in own))
             ctx.set(dut.start, 1)
             await ctx.tick()
@@ -61,11 +66,13 @@ def test_pieces_in_ascending_order_with_their_heads(consume_probability):
             taken = []
             for _ in range(4 * len(own) + 20):
                 consume = rng.random() < consume_probability
-                first_valid = ctx.get(dut.first.valid)
+                first_valid = ctx.get(dut.first_valid)
                 ctx.set(dut.consume, consume and first_valid)
                 if consume and first_valid:
-                    taken.append((ctx.get(dut.first.square), bool(ctx.get(dut.first.queen)),
-                                  ctx.get(dut.first_addr)))
+                    piece = ctx.get(dut.first)
+                    last.append(bool(ctx.get(dut.first_last)))
+                    taken.append((piece.square, bool(piece.queen), ctx.get(dut.first_word)))
+                    kinds.append((piece.kind, piece.diagonal, piece.anti_diagonal))
                 await ctx.tick()
             ctx.set(dut.consume, 0)
             ctx.set(dut.run, 0)
@@ -75,4 +82,4 @@ def test_pieces_in_ascending_order_with_their_heads(consume_probability):
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     sim.run()
-    assert got == want
+    assert got == want and kinds == want_kinds and last == want_last
