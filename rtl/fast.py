@@ -370,7 +370,8 @@ class PositionTracker(wiring.Component):
 
     def __init__(self):
         super().__init__({
-            "opening": In(1),           # a position was started a cycle ago
+            "start": In(1),             # a position is started
+            "opening": In(1),           # ... was started a cycle ago
             "opened": In(1),            # ... two cycles ago: its movers are known now
             "empty": In(1),             # ... it has none
             "assembled": In(1),         # a piece left the SlotCounter
@@ -424,21 +425,22 @@ class PositionTracker(wiring.Component):
             m.d.sync += head.eq(head + 1)
         m.d.sync += count.eq(count + self.opened - finished)
 
-        # counters of the current segment: from the start (the core idle) or the last done
+        # The counters of the current segment. Segments tile time from the first start to the
+        # last done: one ends with its ``finished`` cycle (its done is the next cycle, as the
+        # walker's) and the next begins after it; cycles with nothing started are not counted.
         seg = {name: Signal(32, name=f"seg_{name}") for name in ("cycles", "moves", "stalls")}
         transfer, stall = self.valid & self.ready, self.valid & ~self.ready
-        with m.If(self.opened & (count == 0)):         # the start cycle, the next and this one
-            m.d.sync += [seg["cycles"].eq(3), seg["moves"].eq(0), seg["stalls"].eq(0)]
-        with m.Elif(finished):                          # the next segment begins with this cycle
-            m.d.sync += [seg["cycles"].eq(1), seg["moves"].eq(transfer), seg["stalls"].eq(stall)]
-        with m.Elif(count != 0):
-            m.d.sync += [seg["cycles"].eq(seg["cycles"] + 1), seg["moves"].eq(seg["moves"] + transfer),
+        active = (count != 0) | self.start | self.opening | self.opened
+        with m.If(finished):
+            m.d.sync += [seg["cycles"].eq(0), seg["moves"].eq(transfer), seg["stalls"].eq(stall)]
+        with m.Else():
+            m.d.sync += [seg["cycles"].eq(seg["cycles"] + active), seg["moves"].eq(seg["moves"] + transfer),
                          seg["stalls"].eq(seg["stalls"] + stall)]
         # one register for all counters, the port driven whole from it (CXXRTL: one eval a clock)
         result = Signal(Counters)
         with m.If(finished):
             m.d.sync += [
-                result.cycles.eq(seg["cycles"]),
+                result.cycles.eq(seg["cycles"] + 1),
                 result.steps.eq(Mux(head_empty, 0, _pick(steps, head))),
                 result.moves.eq(seg["moves"]),
                 result.stalls.eq(seg["stalls"]),
@@ -573,7 +575,7 @@ class FastCore(wiring.Component):
             fifo.write.eq(emitter.fifo_write), fifo.commit.eq(emitter.fifo_commit),
             fifo.entry.eq(emitter.fifo_entry), emitter.fifo_almost_full.eq(fifo.almost_full),
             # positions
-            tracker.opening.eq(copied), tracker.opened.eq(loading), tracker.empty.eq(movers.movers == 0),
+            tracker.start.eq(starting), tracker.opening.eq(copied), tracker.opened.eq(loading), tracker.empty.eq(movers.movers == 0),
             tracker.assembled.eq(asm_valid), tracker.assembled_last.eq(asm_last),
             tracker.assembled_promotions.eq(asm_promotions),
             tracker.valid.eq(fifo.moves.valid), tracker.ready.eq(self.moves.ready),

@@ -46,19 +46,23 @@ class Summary:
     legal_moves: int = 0
     steps: int = 0
     cycles: int = 0
+    span: int = 0                    # back to back: cycles from each batch's first start to its last done
     stalls: int = 0
     promotion_nodes: int = 0
     seconds: float = 0.0
     mismatches: list = field(default_factory=list)
 
     def add(self, other):
-        for name in ("positions", "moves", "legal_moves", "steps", "cycles", "stalls", "promotion_nodes"):
+        for name in ("positions", "moves", "legal_moves", "steps", "cycles", "span", "stalls", "promotion_nodes"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.mismatches.extend(other.mismatches)
 
     @property
     def moves_per_cycle(self):
-        return self.moves / self.cycles if self.cycles else None
+        """Back to back, over the batches' spans (idle cycles between positions count);
+        else over the positions' own cycles."""
+        cycles = self.span or self.cycles
+        return self.moves / cycles if cycles else None
 
     def as_dict(self):
         out = asdict(self)
@@ -119,6 +123,7 @@ def _check_chunk(backend, layout, core, fens):
         problem = check(board, hardware, model, core)
         if problem:
             summary.mismatches.append(problem)
+    summary.span = getattr(backend, "last_span", 0)
     return summary
 
 

@@ -28,11 +28,12 @@ from .wire import board_bytes, counters_from_word, move_from_word, position_byte
 __all__ = ["BackendUnavailable", "build_model", "CxxrtlBackend", "DEFAULT_CXXFLAGS"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
-# opt without -nodffe/-nosdff would fold enables and resets into flip-flops whose bits are
-# then provably constant and turned into constants: a wire driven partly by flip-flops and
-# partly by constants costs write_cxxrtl a second eval per clock. opt_clean -purge:
-# partial aliases between a port and its driver otherwise look like feedback.
-YOSYS_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; opt -full -nodffe -nosdff; "
+# Everything here keeps write_cxxrtl at one eval per clock: opt without -nodffe/-nosdff
+# would fold enables and resets into flip-flops whose bits are then provably constant and
+# turned into constants (a wire driven partly by flip-flops and partly by constants needs a
+# second eval); opt -full's operator sharing can leave a wire aliased to itself (feedback);
+# opt_clean -purge: partial aliases between a port and its driver otherwise look like feedback.
+YOSYS_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; opt -nodffe -nosdff; "
                 "opt_clean -purge; write_cxxrtl -O6 -header top.cc")
 MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
 MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
@@ -132,19 +133,28 @@ def _load_library(layout, core, log=None):
     lib.hwmg_generate.restype = ctypes.c_long
     lib.hwmg_generate.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
                                   ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
-                                  ctypes.c_uint32, ctypes.c_long, ctypes.POINTER(ctypes.c_int)]
+                                  ctypes.c_uint32, ctypes.c_long, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                  ctypes.POINTER(ctypes.c_uint64)]
     _LIBRARIES[layout, core] = lib
     return lib
 
 
 class CxxrtlBackend:
-    """The RTL compiled with CXXRTL: millions of simulated cycles per second."""
+    """The RTL compiled with CXXRTL: millions of simulated cycles per second.
+
+    A batch runs back to back when the core copies the board at start (the next position
+    is loaded while one generates; ``overlap=False`` runs them one at a time);
+    ``last_span`` is then the cycles from the batch's first start to its last done (else 0).
+    """
     name = "cxxrtl"
     hardware = True
 
-    def __init__(self, layout="dense", core="walker", ready_probability=1.0, seed=1, log=None):
+    def __init__(self, layout="dense", core="walker", ready_probability=1.0, seed=1, log=None, overlap=None):
+        from ..rtl.movegen import LOAD_WHILE_BUSY
         self.layout = layout
         self.core = core
+        self.overlap = LOAD_WHILE_BUSY[core] if overlap is None else overlap and LOAD_WHILE_BUSY[core]
+        self.last_span = 0
         self.ready_threshold = 65536 if ready_probability >= 1 else int(ready_probability * 65536)
         self.seed = seed
         self.log = log
@@ -183,10 +193,13 @@ class CxxrtlBackend:
         moves = (ctypes.c_uint32 * capacity)()
         stats = (ctypes.c_uint32 * (self._stat_words * count))()
         failed = ctypes.c_int(-1)
+        span = ctypes.c_uint64(0)
         start = time.perf_counter()
         total = self._lib.hwmg_generate(self._handle, count, blob, moves, capacity, stats,
-                                        self.ready_threshold, MAX_CYCLES, ctypes.byref(failed))
+                                        self.ready_threshold, MAX_CYCLES, int(self.overlap), ctypes.byref(failed),
+                                        ctypes.byref(span))
         self.core_seconds += time.perf_counter() - start
+        self.last_span = span.value if self.overlap else 0
         if total < 0:
             what = {-1: "too many moves", -2: f"no done within {MAX_CYCLES} cycles",
                     -3: "the design needs more than one eval per cycle"}.get(total, str(total))
@@ -194,15 +207,21 @@ class CxxrtlBackend:
         words = moves[:total]
         results, offset = [], 0
         for index in range(count):
-            n, *chunks = stats[index * self._stat_words:(index + 1) * self._stat_words]
+            taken, *chunks = stats[index * self._stat_words:(index + 1) * self._stat_words]
             counters = counters_from_word(sum(chunk << (32 * i) for i, chunk in enumerate(chunks)))
-            if counters["moves"] != n:
+            # One at a time, the moves taken between two dones are the position's own; back
+            # to back the next position's first moves may pass before this done, so the
+            # counter splits the stream, and every move must still have left before its done.
+            n = counters["moves"] if self.overlap else taken - offset
+            if counters["moves"] != n or offset + n > taken:
                 raise RuntimeError(f"hardware move counter ({counters['moves']}) disagrees with the "
-                                   f"stream ({n} moves) at position {index}")
+                                   f"stream ({taken - offset} moves by its done) at position {index}")
             results.append(Generation([move_from_word(w) for w in words[offset:offset + n]],
                                       counters["steps"], counters["promotion_nodes"],
                                       counters["cycles"], counters["stalls"]))
             offset += n
+        if offset != total:
+            raise RuntimeError(f"the hardware counted {offset} moves but streamed {total}")
         return results
 
     def run(self, boards):

@@ -66,61 +66,99 @@ struct Generator {
     }
 
     // The position image: the four bitplanes (byte r of a plane is rank r), then the
-    // BoardState bytes. One cycle clears the board and writes the state, then one
-    // cycle per rank that holds a piece.
-    void load(const uint8_t *image) {
-        uint32_t state = 0;
-        for (int i = 0; i < STATE_BYTES; i++) state |= uint32_t(image[PLANES * PLANE_BYTES + i]) << (8 * i);
-        top.p_load____clear.set<bool>(true);
-        top.p_load____state__en.set<bool>(true);
-        top.p_load____state.set<uint32_t>(state);
-        tick();
+    // BoardState bytes. A load takes one cycle to clear the board and write the state,
+    // then one cycle per rank that holds a piece; `load_step` drives one of those cycles
+    // and returns whether the load goes on.
+    static uint32_t rank_planes(const uint8_t *image, int rank) {
+        uint32_t planes = 0;
+        for (int plane = 0; plane < PLANES; plane++)
+            planes |= uint32_t(image[plane * PLANE_BYTES + rank]) << (8 * plane);
+        return planes;
+    }
+
+    bool load_step(const uint8_t *image, int &phase) {
+        if (phase == 0) {
+            uint32_t state = 0;
+            for (int i = 0; i < STATE_BYTES; i++) state |= uint32_t(image[PLANES * PLANE_BYTES + i]) << (8 * i);
+            top.p_load____clear.set<bool>(true);
+            top.p_load____state__en.set<bool>(true);
+            top.p_load____state.set<uint32_t>(state);
+            phase = 1;
+        } else {
+            while (phase <= 8 && !rank_planes(image, phase - 1)) phase++;
+            if (phase > 8) return false;
+            top.p_load____rank__en.set<bool>(true);
+            top.p_load____rank.set<uint32_t>(phase - 1);
+            top.p_load____rank__planes.set<uint32_t>(rank_planes(image, phase - 1));
+            phase++;
+        }
+        while (phase <= 8 && !rank_planes(image, phase - 1)) phase++;
+        return phase <= 8;
+    }
+
+    void load_idle() {
         top.p_load____clear.set<bool>(false);
         top.p_load____state__en.set<bool>(false);
-        top.p_load____rank__en.set<bool>(true);
-        for (int rank = 0; rank < 8; rank++) {
-            uint32_t planes = 0;
-            for (int plane = 0; plane < PLANES; plane++)
-                planes |= uint32_t(image[plane * PLANE_BYTES + rank]) << (8 * plane);
-            if (!planes) continue;
-            top.p_load____rank.set<uint32_t>(rank);
-            top.p_load____rank__planes.set<uint32_t>(planes);
-            tick();
-        }
         top.p_load____rank__en.set<bool>(false);
     }
 
-    // Returns the number of moves written, or -1 when more than `capacity`, -2 on timeout.
-    long run(uint32_t *moves, long capacity, uint32_t *stats, uint32_t threshold, long max_cycles) {
-        long count = 0;
-        bool ready = next_ready(threshold);
-        top.p_start.set<bool>(true);
-        top.p_moves____ready.set<bool>(ready);
-        tick();
-        top.p_start.set<bool>(false);
-        long cycle = 1;
-        for (;; cycle++) {
-            if (cycle >= max_cycles) return -2;
-            ready = next_ready(threshold);
+    // A batch of positions. One at a time (`overlap` false): each is loaded once the
+    // previous is done. Back to back (`overlap`, for a core that copies the board at
+    // start): the next is loaded as soon as the previous has been taken, and started as
+    // soon as the core is ready, while earlier ones still stream their moves.
+    // Returns the moves written, -1 out of space, -2 timeout, -3 not one eval a cycle.
+    long run_batch(int count, const uint8_t *images, uint32_t *moves, long capacity, uint32_t *stats,
+                   uint32_t threshold, long max_cycles, bool overlap, int *failed, uint64_t *span) {
+        long total = 0, since_done = 0;
+        int loading = -1, phase = 0, loaded = -1, next = 0, started = 0, finished = 0;
+        uint64_t first_start = 0;
+        bool busy = false;
+        *failed = 0;
+        while (finished < count) {
+            if (++since_done > max_cycles) { *failed = finished; return -2; }
+            // this cycle's inputs: a load step, a start of a position loaded before, the stream's ready
+            if (loading < 0 && loaded < 0 && next < count && (overlap || (started == finished && !busy))) {
+                loading = next++;
+                phase = 0;
+            }
+            load_idle();
+            int completed = -1;         // loaded at this edge: may start from the next cycle
+            if (loading >= 0 && !load_step(images + long(loading) * POSITION_BYTES, phase)) {
+                completed = loading;
+                loading = -1;
+            }
+            top.p_start.set<bool>(loaded >= 0);
+            bool ready = next_ready(threshold);
             top.p_moves____ready.set<bool>(ready);
             begin_cycle();
-            if (!settled) return -3;
-            bool valid = top.p_moves____valid.get<bool>();
-            bool done = top.p_done.get<bool>();
-            if (valid && ready) {
-                if (count >= capacity) return -1;
-                moves[count++] = top.p_moves____payload.get<uint32_t>();
+            if (!settled) { *failed = finished; return -3; }
+            // the outputs before this edge
+            if (loaded >= 0 && top.p_start__ready.get<bool>()) {
+                if (started == 0) first_start = clock_cycles;
+                started++;
+                loaded = -1;
+            }
+            if (completed >= 0) loaded = completed;
+            busy = top.p_busy.get<bool>();
+            if (top.p_moves____valid.get<bool>() && ready) {
+                if (total >= capacity) { *failed = finished; return -1; }
+                moves[total++] = top.p_moves____payload.get<uint32_t>();
+            }
+            if (top.p_done.get<bool>()) {
+                uint32_t *stat = stats + long(finished) * STAT_WORDS;
+                stat[0] = uint32_t(total);          // the moves taken so far, this done's edge included
+                const counters_t &counters = bits_of(top.p_counters);
+                for (size_t i = 0; i < counters_t::chunks; i++) stat[1 + i] = counters.data[i];
+                finished++;
+                since_done = 0;
+                *span = clock_cycles - first_start;     // as the counters count: the done cycle out
             }
             finish_cycle();
-            if (done) break;
         }
+        load_idle();
+        top.p_start.set<bool>(false);
         top.p_moves____ready.set<bool>(false);
-        top.p_clk.set<bool>(false);
-        top.eval();                         // counters after the last edge
-        stats[0] = uint32_t(count);
-        const counters_t &counters = bits_of(top.p_counters);
-        for (size_t i = 0; i < counters_t::chunks; i++) stats[1 + i] = counters.data[i];
-        return count;
+        return total;
     }
 };
 
@@ -144,27 +182,18 @@ uint64_t hwmg_clock_cycles(void *handle) { return static_cast<Generator *>(handl
 
 int hwmg_stat_words() { return STAT_WORDS; }
 
-// Generate `count` positions. moves: `capacity` words shared by the batch; stats:
-// STAT_WORDS per position. ready_threshold: 65536 = always ready, else ready with
-// probability threshold/65536 each cycle. Returns the moves written, or a
-// negative error (-1 out of space, -2 timeout, -3 the design did not settle in
-// one eval per cycle), with *failed_index set.
-long hwmg_generate(void *handle, int count, const uint8_t *positions, uint32_t *moves,
-                   long capacity, uint32_t *stats, uint32_t ready_threshold, long max_cycles,
-                   int *failed_index) {
+// Generate `count` positions (`overlap`: back to back). moves: `capacity` words shared by
+// the batch; stats: STAT_WORDS per position; span: the cycles from the first start to the
+// last done. ready_threshold: 65536 = always ready, else ready with probability
+// threshold/65536 each cycle. Returns the moves written, or a negative error (-1 out of
+// space, -2 no done within max_cycles, -3 the design did not settle in one eval a cycle),
+// with *failed_index set.
+long hwmg_generate(void *handle, int count, const uint8_t *positions, uint32_t *moves, long capacity,
+                   uint32_t *stats, uint32_t ready_threshold, long max_cycles, int overlap,
+                   int *failed_index, uint64_t *span) {
     Generator *g = static_cast<Generator *>(handle);
-    long total = 0;
-    for (int i = 0; i < count; i++) {
-        g->load(positions + long(i) * POSITION_BYTES);
-        long n = g->run(moves + total, capacity - total, stats + long(i) * STAT_WORDS,
-                        ready_threshold, max_cycles);
-        if (n < 0) {
-            *failed_index = i;
-            return n;
-        }
-        total += n;
-    }
-    return total;
+    return g->run_batch(count, positions, moves, capacity, stats, ready_threshold, max_cycles, overlap != 0,
+                        failed_index, span);
 }
 
 }  // extern "C"

@@ -157,8 +157,8 @@ class Generation:
 
 
 CORE_NAMES = ("walker", "fast")
-FAST_LATENCY = 15          # the fast core's cycles from start to its first move leaving, plus one
-FAST_EMPTY = 3             # ... and for a position without moves
+FAST_LATENCY = 19          # the fast core: cycles from start to done, beyond one a move
+FAST_EMPTY = 5             # ... and for a position without moves
 
 
 def work(generation, core="walker"):

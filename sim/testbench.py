@@ -32,7 +32,7 @@ import chess
 from .model import Generation, Position
 from .wire import move_from_word
 
-__all__ = ["to_position", "load", "run", "generate", "random_ready", "move_from_payload",
+__all__ = ["to_position", "load", "run", "generate", "back_to_back", "random_ready", "move_from_payload",
            "simulate", "GenerationTimeout"]
 
 
@@ -56,26 +56,33 @@ def move_from_payload(payload):
     return move_from_word(payload.as_value().value)
 
 
-async def load(ctx, dut, position):
-    """Write ``position`` into the board RAM and state registers: a cycle to clear the
-    board and write the state, then a cycle per rank that holds a piece (rank writes)."""
+def _load_cycles(dut, position):
+    """The load port's settings, one list per cycle: a cycle to clear the board and write
+    the state, then a cycle per rank that holds a piece (rank writes)."""
     position = to_position(position)
-    load_port = dut.load
-    ctx.set(load_port.clear, 1)
-    ctx.set(load_port.state_en, 1)
-    ctx.set(load_port.state, position.state())
-    await ctx.tick()
-    ctx.set(load_port.clear, 0)
-    ctx.set(load_port.state_en, 0)
-    ctx.set(load_port.rank_en, 1)
+    port = dut.load
+    cycles = [[(port.clear, 1), (port.state_en, 1), (port.state, position.state()), (port.rank_en, 0)]]
     planes = position.planes()
     for rank in range(8):
         row = [plane >> (8 * rank) & 0xFF for plane in planes]
         if any(row):
-            ctx.set(load_port.rank, rank)
-            ctx.set(load_port.rank_planes, row)
-            await ctx.tick()
-    ctx.set(load_port.rank_en, 0)
+            cycles.append([(port.clear, 0), (port.state_en, 0), (port.rank_en, 1), (port.rank, rank),
+                           (port.rank_planes, row)])
+    return cycles
+
+
+def _load_idle(ctx, dut):
+    for signal in (dut.load.clear, dut.load.state_en, dut.load.rank_en):
+        ctx.set(signal, 0)
+
+
+async def load(ctx, dut, position):
+    """Write ``position`` into the board RAM and state registers."""
+    for settings in _load_cycles(dut, position):
+        for signal, value in settings:
+            ctx.set(signal, value)
+        await ctx.tick()
+    _load_idle(ctx, dut)
 
 
 def random_ready(seed=1, probability=0.5):
@@ -108,6 +115,58 @@ async def run(ctx, dut, ready=None, max_cycles=100_000):
     counters = ctx.get(dut.counters)
     return Generation(moves=moves, steps=counters.steps, promotion_nodes=counters.promotion_nodes,
                       cycles=counters.cycles, stalls=counters.stalls)
+
+
+async def back_to_back(ctx, dut, positions, ready=None, max_cycles=100_000):
+    """Generate ``positions`` back to back on a core that copies the board at start
+    (``dut.load_while_busy``): each is loaded as soon as the previous one has been taken and
+    started as soon as ``start_ready``, while earlier ones still stream. The stream is split
+    by each done's ``moves`` counter. Returns the Generations and the span, the cycles from
+    the first start to the last done (counted as a position's ``cycles`` are: the start
+    cycle in, the done cycle out)."""
+    if not dut.load_while_busy:
+        raise ValueError(f"the {dut.core} core reads the board while it generates: load after done")
+    positions = list(positions)
+    moves, results = [], []
+    loading, loaded, waiting = [], False, iter(positions)
+    cycle, first_start, idle = 0, None, 0
+    while len(results) < len(positions):
+        idle += 1
+        if idle > max_cycles:
+            raise GenerationTimeout(f"no done after {max_cycles} cycles")
+        if not loading and not loaded:
+            position = next(waiting, None)
+            loading = [] if position is None else _load_cycles(dut, position)
+        _load_idle(ctx, dut)
+        completed = False
+        if loading:
+            for signal, value in loading.pop(0):
+                ctx.set(signal, value)
+            completed = not loading         # loaded at this edge: may start from the next cycle
+        taking = ready is None or bool(ready(cycle))
+        ctx.set(dut.start, loaded)
+        ctx.set(dut.moves.ready, taking)
+        _, _, start_ready, valid, payload, done, counters = await ctx.tick().sample(
+            dut.start_ready, dut.moves.valid, dut.moves.payload, dut.done, dut.counters)
+        if loaded and start_ready:
+            first_start = cycle if first_start is None else first_start
+            loaded = False
+        loaded = loaded or completed
+        if valid and taking:
+            moves.append(move_from_payload(payload))
+        if done:
+            taken = sum(len(r.moves) for r in results)
+            results.append(Generation(moves=moves[taken:taken + counters.moves], steps=counters.steps,
+                                      promotion_nodes=counters.promotion_nodes, cycles=counters.cycles,
+                                      stalls=counters.stalls))
+            idle, last_done = 0, cycle
+        cycle += 1
+    _load_idle(ctx, dut)
+    ctx.set(dut.start, 0)
+    ctx.set(dut.moves.ready, 0)
+    if sum(len(r.moves) for r in results) != len(moves):
+        raise RuntimeError(f"the counters hold {sum(len(r.moves) for r in results)} moves, the stream {len(moves)}")
+    return results, last_done - first_start
 
 
 async def generate(ctx, dut, position, ready=None, max_cycles=100_000):

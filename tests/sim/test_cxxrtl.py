@@ -44,3 +44,53 @@ def test_no_compiler_falls_back_to_pysim(monkeypatch):
     said = []
     backend = get_backend("cxxrtl", log=said.append)
     assert backend.name == "pysim" and len(said) == 1 and "no C++ compiler" in said[0]
+
+
+@pytest.fixture(scope="module")
+def fast():
+    return CxxrtlBackend("dense", "fast")
+
+
+def test_fast_core_equals_model_on_the_suites_with_its_exact_latency(suite):
+    alone = CxxrtlBackend("dense", "fast", overlap=False)
+    boards = [r.board for r in suite]
+    for board, hardware in zip(boards, alone.run(boards)):
+        model = assert_matches_model(board, hardware, core="fast")
+        assert hardware.stalls == 0 and hardware.cycles == cycle_bound(model, "fast"), board.fen()
+
+
+def test_fast_core_back_to_back_on_10000_random_positions(fast):
+    moves = span = 0
+    for chunk in range(0, 10_000, 500):
+        boards = random_boards(500, seed=2027 + chunk)
+        results = fast.run(boards)
+        for board, hardware in zip(boards, results):
+            assert_matches_model(board, hardware, core="fast")
+        # the positions' counters tile the batch: every cycle from the first start to the
+        # last done is counted once, in one position
+        assert sum(r.cycles for r in results) == fast.last_span
+        moves += sum(len(r.moves) for r in results)
+        span += fast.last_span
+    assert moves / span >= 0.95
+
+
+def test_fast_core_under_backpressure(suite):
+    stalled = CxxrtlBackend("dense", "fast", ready_probability=0.5, seed=3)
+    boards = [r.board for r in suite[:7]] + random_boards(1000, seed=17)
+    results = stalled.run(boards)
+    for board, hardware in zip(boards, results):
+        assert_matches_model(board, hardware, core="fast")
+    assert sum(r.stalls for r in results) > sum(len(r.moves) for r in results) // 2
+    assert sum(r.cycles for r in results) == stalled.last_span
+
+
+def test_fast_core_cxxrtl_equals_pysim_cycle_for_cycle(suite):
+    alone = CxxrtlBackend("dense", "fast", overlap=False)
+    boards = [r.board for r in suite[:7]] + random_boards(20, seed=12)
+    assert alone.run(boards) == tb.simulate(boards, core="fast")
+
+
+def test_perft_depth_3_through_the_fast_core(fast, suite):
+    for record in suite[:7]:
+        nodes, _ = perft(record.board, 3, fast.generate)
+        assert nodes == record.depths[3], record.fen
