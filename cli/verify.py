@@ -85,6 +85,7 @@ def _compare(args):
         ("legal moves", summary.legal_moves),
         ("steps", summary.steps),
         ("cycles", summary.cycles),
+        *([("batch cycles", f"{summary.span}  (back to back, first start to last done)")] if summary.span else []),
         ("stalls", summary.stalls),
         ("moves/cycle", f"{summary.moves_per_cycle:.4f}" if summary.cycles else "-"),
         ("mismatches", len(summary.mismatches)),

@@ -38,10 +38,10 @@ from .feeder import PieceFeeder
 from .fifo import PositionEntry, PromotionFifo
 from .movers import MoverMask
 from .probe import ProbeResult, RayProbe
-from .types import BoardState, COUNTER_NAMES, Counters
+from .types import BoardState, Counters
 
 __all__ = ["FastCore", "SlotCounter", "RaySelector", "StepEmitter", "PositionTracker", "PieceEntry", "Ray",
-           "NoRom", "LATENCY", "EMPTY_LATENCY"]
+           "NoRom"]
 
 PIECE_FIFO_DEPTH = 16
 IN_FLIGHT = 6               # pieces between the feeder and the piece FIFO's write port
