@@ -18,7 +18,7 @@ from amaranth.lib import io
 
 from ..rtl.hostlink import HostLinkTop
 from ..rtl.uart import MIN_DIVISOR
-from .synth import BadRequest, tool_environment, check_fits, check_out_dir, run_flow
+from .synth import BadRequest, DoesNotFit, tool_environment, check_fits, check_out_dir, run_flow
 from .targets import TARGETS
 
 __all__ = ["DevBoard", "DEV_BOARDS", "get_dev_board", "DevBoardTop", "check_baud", "build_bitstream"]
@@ -99,7 +99,11 @@ def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115
     out_dir = Path(out_dir)
     build_dir = out_dir / "build"
     start = time.perf_counter()
-    parsed = run_flow(platform, DevBoardTop(layout, core, baud), build_dir)
+    try:
+        parsed = run_flow(platform, DevBoardTop(layout, core, baud), build_dir)
+    except DoesNotFit as error:
+        raise DoesNotFit(f"the {core} core with the host link does not fit the {target.device} of the "
+                         f"{board.name}: {error}, the device has {target.logic_capacity}") from None
     bitstream = out_dir / f"hwmovegen-{board.name}{board.bitstream_suffix}"
     shutil.copyfile(build_dir / f"top{board.bitstream_suffix}", bitstream)
     util = parsed["utilization"]

@@ -12,6 +12,7 @@ cell counts from Yosys's ``stat -json``.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,7 +27,7 @@ from ..rtl import MoveGenerator, generator_roms
 from ..sim.toolchain import tool
 from .targets import get_target
 
-__all__ = ["SynthError", "BadRequest", "CoreHarness", "synth", "run_flow", "tool_environment", "check_out_dir",
+__all__ = ["SynthError", "BadRequest", "DoesNotFit", "CoreHarness", "synth", "run_flow", "tool_environment", "check_out_dir",
            "check_fits"]
 
 
@@ -36,6 +37,10 @@ class SynthError(RuntimeError):
 
 class BadRequest(ValueError):
     """The request cannot be built (bad folder, a design that does not fit): one line."""
+
+
+class DoesNotFit(BadRequest):
+    """The placer found more logic than the device has: the configuration does not fit."""
 
 
 class CoreHarness(wiring.Component):
@@ -170,6 +175,9 @@ def run_flow(platform, top, build_dir, name="top", seed=1):
                           capture_output=True, text=True)
     (build_dir / "flow.log").write_text(done.stdout + done.stderr)
     if done.returncode:
+        overflow = re.search(r"Failed to expand region .* of (\d+) (\w+?)s?$", done.stdout + done.stderr, re.M)
+        if overflow:
+            raise DoesNotFit(f"the placer needs {overflow[1]} {overflow[2]}")
         raise SynthError(f"synthesis failed: {_failure_line(done.stdout + done.stderr)}")
     return _parse_reports(build_dir, name)
 
@@ -219,6 +227,9 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1):
     build_dir = Path(build_dir or tempfile.mkdtemp(prefix=f"hwmovegen-synth-{target_name}-"))
     try:
         parsed = run_flow(target.platform(), _HarnessTop(generator), build_dir, seed=seed)
+    except DoesNotFit as error:
+        raise DoesNotFit(f"the {core} core does not fit the {target.device}: {error}, "
+                         f"the device has {target.logic_capacity}") from None
     finally:
         if own_dir:
             shutil.rmtree(build_dir, ignore_errors=True)

@@ -48,6 +48,7 @@ class Target:
     platform: type          # an Amaranth platform with a clock and three harness pins
     goal_mhz: float
     logic_cell: str         # nextpnr utilisation key counting logic cells
+    logic_capacity: int     # ... and how many the device has
     lut_prefix: str         # Yosys cell names counted as LUTs, flip-flops, carry cells
     ff_prefix: str
     carry_prefix: str
@@ -73,10 +74,10 @@ class Target:
 
 
 TARGETS = {target.name: target for target in (
-    Target("ice40-up5k", "iCE40 UP5K (SG48)", _UP5KSynthPlatform, 60, "ICESTORM_LC", "SB_LUT4", "SB_DFF",
+    Target("ice40-up5k", "iCE40 UP5K (SG48)", _UP5KSynthPlatform, 60, "ICESTORM_LC", 5280, "SB_LUT4", "SB_DFF",
            "SB_CARRY", "ICESTORM_RAM", 30, ((256, 16, 1), (512, 8, 1), (1024, 4, 1), (2048, 2, 1))),
     # DP16KD: true dual port up to 18 bits, 36 bits only with a single read port
-    Target("ecp5-85f", "ECP5 LFE5U-85F (speed 6)", _ECP5SynthPlatform, 125, "TRELLIS_COMB", "LUT4",
+    Target("ecp5-85f", "ECP5 LFE5U-85F (speed 6)", _ECP5SynthPlatform, 125, "TRELLIS_COMB", 83640, "LUT4",
            "TRELLIS_FF", "CCU2C", "DP16KD", 208,
            ((512, 36, 1), (1024, 18, 2), (2048, 9, 2), (4096, 4, 2), (8192, 2, 2), (16384, 1, 2))),
 )}

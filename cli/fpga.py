@@ -61,8 +61,19 @@ def run(args):
         raise FlowError(str(error)) from None
 
 
+def _stream_rate(layout, core):
+    """The core's moves/cycle over the standard batch, from the compiled model (None without g++)."""
+    from ..sim.bench import stream_rate
+    from ..sim.cxxrtl import CxxrtlBackend
+    from ..sim.toolchain import cxx_compiler
+    return stream_rate(CxxrtlBackend(layout, core)) if cxx_compiler() else None
+
+
 def _synth(args):
     report = synth(args.target, layout=args.layout, core=args.core, build_dir=args.out, seed=args.seed)
+    rate = _stream_rate(args.layout, args.core)
+    report["moves_per_cycle"] = rate and round(rate, 4)
+    report["mmoves_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -78,6 +89,8 @@ def _synth(args):
         ("FFs", report["ffs"]),
         ("carry cells", report["carries"]),
         ("block RAMs", f'{report["brams"]} / {report["brams_available"]}'),
+        ("moves/s", f'{report["mmoves_per_s"]} M ({report["moves_per_cycle"]} moves/cycle x fmax)'
+         if report["mmoves_per_s"] else "- (no C++ compiler to measure moves/cycle)"),
         ("critical path", f'{path.get("from")} -> {path.get("to")}'),
         ("", f'{path.get("delay_ns")} ns, {path.get("logic_levels")} logic levels'),
         ("seconds", report["seconds"]),

@@ -5,6 +5,7 @@ import json
 from ..boards.targets import TARGETS
 from ..rtl import generator_roms
 from ..tables import LAYOUTS, get_layout
+from ..tables.slots import slot_report
 from .common import add_core, add_json, print_table
 
 __all__ = ["register", "run"]
@@ -29,8 +30,28 @@ def _report(layout, core, targets):
     return report
 
 
+def _run_slots(args, targets):
+    """The fast core reads no ROM: its one table, the slots of each piece kind, is logic."""
+    report = slot_report()
+    report["core"] = args.core
+    report["block_rams"] = {t.name: t.block_rams(generator_roms("dense", args.core)) for t in targets}
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print_table(["table", "kinds", "slots/kind", "entries", "entry", "total"]
+                + [f"{t.name} {t.bram_cell}" for t in targets],
+                [[report["layout"], report["kinds"], report["slots_per_kind"], report["entries"],
+                  f'{report["entry_bits"]} bit', f'{report["total_bits"]} bit']
+                 + [f'{report["block_rams"][t.name]} / {t.bram_capacity}' for t in targets]],
+                "<>>>>>" + ">" * len(targets))
+    print("(the fast core's table: a direction and a ray type per slot, in logic; it reads no ROM)")
+    return 0
+
+
 def run(args):
     targets = [TARGETS[args.target]] if args.target else list(TARGETS.values())
+    if args.core == "fast":
+        return _run_slots(args, targets)
     names = [args.layout] if args.layout else list(LAYOUTS)
     reports = [_report(name, args.core, targets) for name in names]
     if args.json:

@@ -3,7 +3,7 @@
 import argparse
 import json
 
-from ..sim.bench import perft_rows, position_rows
+from ..sim.bench import RATE_POSITIONS, perft_rows, position_rows, stream_rate
 from ..sim.compare import compare
 from ..sim.epd import bundled_suites, cpw_records, read_epd_files
 from ..sim.positions import random_boards
@@ -100,20 +100,24 @@ def _bench(args):
         raise FlowError("bench measures the compiled backend: it needs a C++ compiler (g++)")
     positions = position_rows(chosen, cpw_records(), args.repeat)
     perfts = perft_rows(chosen, args.depth)
+    rate = stream_rate(chosen)
     if args.json:
         print(json.dumps({"backend": chosen.name, "core": args.core, "layout": args.layout,
-                          "positions": positions, "perft_depth": args.depth, "perft": perfts}))
+                          "positions": positions, "stream_moves_per_cycle": round(rate, 4),
+                          "stream_positions": RATE_POSITIONS, "perft_depth": args.depth, "perft": perfts}))
         return 0
-    print(f"{'position':<20}{'moves':>6}{'steps':>7}{'cycles':>8}{'moves/cycle':>13}"
+    print(f"{'position':<20}{'moves':>6}{'steps':>7}{'cycles':>8}{'moves/cycle':>13}{'in a batch':>12}"
           f"{'sim cycles/s':>15}{'end to end':>13}")
     for row in positions:
         print(f"{row['name']:<20}{row['moves']:>6}{row['steps']:>7}{row['cycles']:>8}"
-              f"{row['moves_per_cycle']:>13.3f}{row['sim_cycles_per_second']:>15,}"
-              f"{row['end_to_end_cycles_per_second']:>13,}")
+              f"{row['moves_per_cycle']:>13.3f}{row['batch_moves_per_cycle']:>12.3f}"
+              f"{row['sim_cycles_per_second']:>15,}{row['end_to_end_cycles_per_second']:>13,}")
     total_moves = sum(r["moves"] for r in positions)
     total_cycles = sum(r["cycles"] for r in positions)
     print(f"{'all':<20}{total_moves:>6}{sum(r['steps'] for r in positions):>7}{total_cycles:>8}"
           f"{total_moves / total_cycles:>13.3f}")
+    print(f"\n{RATE_POSITIONS} random positions (seed 1) in one batch: {rate:.4f} moves/cycle"
+          + (" (back to back)" if chosen.overlap else " (one at a time, loads not counted)"))
     print(f"\nperft({args.depth}) from the start position")
     for row in perfts:
         print(f"  {row['generator']:<38}{row['nodes']:>10}{row['seconds']:>8.2f} s"

@@ -7,7 +7,9 @@ import chess
 from .backends import ModelBackend
 from .perft import perft
 
-__all__ = ["python_chess_perft", "position_rows", "perft_rows"]
+__all__ = ["python_chess_perft", "position_rows", "perft_rows", "stream_rate", "RATE_POSITIONS"]
+
+RATE_POSITIONS = 1000       # random positions (seed 1) behind the moves/cycle a core is credited with
 
 
 def python_chess_perft(board, depth):
@@ -22,22 +24,39 @@ def python_chess_perft(board, depth):
     return nodes
 
 
+def _rate(backend, results):
+    """Moves per cycle of a batch just run: over its span when the backend ran it back to
+    back, else over the positions' own cycles (loading between them not counted)."""
+    cycles = getattr(backend, "last_span", 0) or sum(r.cycles for r in results)
+    return sum(len(r.moves) for r in results) / cycles
+
+
+def stream_rate(backend, boards=None):
+    """The moves per cycle ``backend``'s core sustains over a batch (by default
+    ``RATE_POSITIONS`` random positions, seed 1) with ``ready`` high."""
+    from .positions import random_boards
+    boards = random_boards(RATE_POSITIONS, seed=1) if boards is None else boards
+    return _rate(backend, backend.run(boards))
+
+
 def position_rows(backend, records, repeat):
-    """Per CPW position: moves, steps, cycles, moves/cycle, and simulated cycles/s
-    over ``repeat`` back-to-back generations of it (loading included): inside the
-    C++ driver, and end to end through Python (encoding, decoding the stream)."""
+    """Per CPW position: moves, steps, cycles and moves/cycle of one generation; the
+    moves/cycle over ``repeat`` generations of it in a batch (back to back for a core that
+    overlaps them); simulated cycles/s over that batch (loading included): inside the C++
+    driver, and end to end through Python (encoding, decoding the stream)."""
     rows = []
     for record in records:
         one = backend.run([record.board])[0]
         boards = [record.board] * repeat
         before, core_before = backend.clock_cycles, backend.core_seconds
         start = time.perf_counter()
-        backend.run(boards)
+        batch = backend.run(boards)
         seconds = time.perf_counter() - start
         simulated = backend.clock_cycles - before
         rows.append({
             "name": record.name, "fen": record.fen, "moves": len(one.moves), "steps": one.steps,
             "cycles": one.cycles, "moves_per_cycle": round(len(one.moves) / one.cycles, 3),
+            "batch_moves_per_cycle": round(_rate(backend, batch), 3),
             "steps_per_cycle": round(one.steps / one.cycles, 3),
             "sim_cycles_per_second": round(simulated / (backend.core_seconds - core_before)),
             "end_to_end_cycles_per_second": round(simulated / seconds),

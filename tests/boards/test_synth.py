@@ -40,10 +40,12 @@ def test_butterfly_does_not_fit_the_up5k():
     assert time.perf_counter() - start < 5      # refused up front, not after place and route
 
 
-@pytest.mark.parametrize("board, suffix", [("icebreaker", ".bin"), ("ulx3s-85f", ".bit")])
-def test_build_leaves_a_bitstream(board, suffix, tmp_path, capsys):
-    assert main(["build", "--board", board, "--out", str(tmp_path), "--json"]) == 0
+@pytest.mark.parametrize("board, suffix, core", [("icebreaker", ".bin", "walker"), ("ulx3s-85f", ".bit", "walker"),
+                                               ("ulx3s-85f", ".bit", "fast")])
+def test_build_leaves_a_bitstream(board, suffix, core, tmp_path, capsys):
+    assert main(["build", "--board", board, "--core", core, "--out", str(tmp_path), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
+    assert report["core"] == core
     bitstream = tmp_path / f"hwmovegen-{board}{suffix}"
     assert report["bitstream"] == str(bitstream) and bitstream.stat().st_size > 10_000
     assert report["fmax_mhz"] >= report["clock_mhz"]     # the board clock meets timing
@@ -67,3 +69,18 @@ def test_out_folder_checked_first(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("hwmovegen: error: --out") for line in err)
     assert time.perf_counter() - start < 5
+
+
+def test_fast_core_synth_on_the_ecp5(capsys):
+    assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["core"] == "fast" and 0 < report["fmax_mhz"] < 1000 and report["logic_cells"] > 1000
+    assert report["brams"] == report["brams_expected"] == 0      # no ROM: its FIFOs land in distributed RAM
+    assert report["moves_per_cycle"] >= 0.95
+    assert report["mmoves_per_s"] == round(report["moves_per_cycle"] * report["fmax_mhz"], 1)
+
+
+def test_fast_core_with_the_host_link_does_not_fit_the_icebreaker(tmp_path, capsys):
+    assert main(["build", "--board", "icebreaker", "--core", "fast", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "does not fit" in err[0] and "the device has 5280" in err[0]

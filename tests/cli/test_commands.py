@@ -122,3 +122,28 @@ def test_bench_json(capsys):
     assert code == 0 and [row["name"] for row in report["positions"]][:2] == ["initial", "kiwipete"]
     assert all(row["nodes"] == 400 for row in report["perft"])
     assert report["positions"][0]["sim_cycles_per_second"] > 0
+
+
+def test_tables_for_the_fast_core_reports_its_slot_table(capsys):
+    code, out, _ = run(capsys, "tables", "--core", "fast", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["layout"] == "slots" and report["entries"] == 40
+    assert report["block_rams"] == {"ice40-up5k": 0, "ecp5-85f": 0}
+
+
+def test_fast_core_from_the_commands(capsys):
+    code, out, _ = run(capsys, "moves", "--fen", KIWIPETE, "--core", "fast", "--json")
+    line = json.loads(out)
+    model = generate(Position.from_fen(KIWIPETE))
+    assert code == 0 and line["moves"] == model.uci() and line["cycles"] == cycle_bound(model, "fast")
+    code, out, _ = run(capsys, "compare", "--core", "fast", "--random", "600", "--json")
+    summary = json.loads(out)
+    # back to back: the span from the first start to the last done, which the counters tile
+    assert code == 0 and summary["mismatches"] == [] and summary["span"] == summary["cycles"]
+    assert summary["moves_per_cycle"] >= 0.95
+    code, out, _ = run(capsys, "compare", "--core", "fast", "--random", "300")
+    assert code == 0 and "batch cycles" in out
+    code, out, _ = run(capsys, "bench", "--core", "fast", "--json", "--depth", "2", "--repeat", "50")
+    report = json.loads(out)
+    assert code == 0 and report["stream_moves_per_cycle"] >= 0.95
+    assert all(row["batch_moves_per_cycle"] > row["moves_per_cycle"] for row in report["positions"])
