@@ -63,6 +63,12 @@ def add_core(parser):
                         help="generator core (default: walker)")
 
 
+def add_legal(parser):
+    parser.add_argument("--legal", action="store_true",
+                        help="legal moves only: the hardware's legality stage (the golden model's own "
+                             "rule with --backend model); python-chess decides nothing")
+
+
 def add_backend(parser, hardware_only=False):
     choices = [name for name in BACKENDS if not hardware_only or name != "model"]
     parser.add_argument("--backend", default=DEFAULT_BACKEND, choices=choices,
@@ -119,7 +125,8 @@ def backend(args, **options):
     from ..sim.backends import get_backend
     from ..sim.cxxrtl import BackendUnavailable
     try:
-        chosen = get_backend(args.backend, layout=args.layout, core=args.core, log=log(args), **options)
+        chosen = get_backend(args.backend, layout=args.layout, core=args.core, log=log(args),
+                             legal=getattr(args, "legal", False), **options)
         if chosen.name == "cxxrtl":
             chosen.prepare()
     except KeyError as error:

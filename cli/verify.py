@@ -7,7 +7,7 @@ from ..sim.bench import RATE_POSITIONS, perft_rows, position_rows, stream_rate
 from ..sim.compare import compare
 from ..sim.epd import bundled_suites, cpw_records, read_epd_files
 from ..sim.positions import random_boards
-from .common import (FlowError, add_backend, add_core, add_json, add_layout, backend, positive_int,
+from .common import (FlowError, add_backend, add_core, add_json, add_layout, add_legal, backend, positive_int,
                      print_rows, progress)
 
 __all__ = ["register", "run"]
@@ -39,6 +39,7 @@ def register(subparsers):
     add_backend(p, hardware_only=True)
     add_layout(p)
     add_core(p)
+    add_legal(p)
     add_json(p)
 
     p = subparsers.add_parser("bench", help="moves per cycle, simulated cycles per second, perft timings",
@@ -68,7 +69,7 @@ def _compare(args):
     bar = progress(args, len(boards))
     try:
         summary = compare(boards, args.backend, args.layout, args.core, jobs=args.jobs, ready=args.ready,
-                          seed=args.seed, progress=bar.update)
+                          seed=args.seed, progress=bar.update, legal=args.legal)
     finally:
         bar.close()
     if args.json:
@@ -79,7 +80,8 @@ def _compare(args):
     if len(summary.mismatches) > 5:
         print(f"... and {len(summary.mismatches) - 5} more mismatches")
     print_rows([
-        ("backend", f"{summary.backend} ({summary.core} core, {summary.layout} layout)"),
+        ("backend", f"{summary.backend} ({summary.core} core, {summary.layout} layout"
+                    f"{', legality stage' if summary.legal else ''})"),
         ("positions", summary.positions),
         ("moves", summary.moves),
         ("legal moves", summary.legal_moves),

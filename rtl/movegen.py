@@ -1,6 +1,6 @@
 """The top of the move generator: board RAM, a core and its ROMs."""
 
-from amaranth import Module, ResetInserter
+from amaranth import Module, Mux, ResetInserter, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -8,6 +8,7 @@ from ..tables import get_layout
 from .board import BoardRAM, LoadSignature
 from .rom import MoveTableROM
 from .fast import FastCore, NoRom
+from .legality import LegalityStage
 from .types import Counters, Move
 from .walker import WalkerCore
 
@@ -47,16 +48,20 @@ class MoveGenerator(wiring.Component):
         ``done`` pulses once per started position, in start order, after its last move
         has been taken; ``busy`` while a started position is not done.
     moves : Out(stream.Signature(Move))
-        The move stream, in the golden model's emission order; honours ``ready``.
+        The move stream, in the golden model's emission order; honours ``ready``. With
+        ``legal=True`` only the legal moves, the same order (:class:`~.legality.LegalityStage`).
     counters : Out(Counters)
-        The counters of the current or last generation (:class:`~.types.Counters`).
+        The counters of the current or last generation (:class:`~.types.Counters`). With
+        ``legal=True``, ``moves``, ``stalls`` and ``cycles`` (the legality setup included)
+        are counted at the legal stream; ``steps`` and ``promotion_nodes`` are the core's.
     """
 
-    def __init__(self, layout="dense", core="walker"):
+    def __init__(self, layout="dense", core="walker", legal=False):
         if core not in CORES:
             raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORES)})")
         self.layout = get_layout(layout) if isinstance(layout, str) else layout
         self.core = core
+        self.legal = legal
         super().__init__({
             "load": In(LoadSignature()),
             "start": In(1),
@@ -70,8 +75,9 @@ class MoveGenerator(wiring.Component):
 
     @property
     def load_while_busy(self):
-        """Whether the next position may be loaded while this one is generated."""
-        return LOAD_WHILE_BUSY[self.core]
+        """Whether the next position may be loaded while this one is generated (the
+        legality stage reads the board during its setup: not with ``legal``)."""
+        return LOAD_WHILE_BUSY[self.core] and not self.legal
 
     def roms(self):
         """The ROMs of this configuration (for block RAM accounting)."""
@@ -86,14 +92,47 @@ class MoveGenerator(wiring.Component):
         m.submodules.core = ResetInserter(self.abort)(core)
         wiring.connect(m, wiring.flipped(self.load), board.load)
         wiring.connect(m, core.rom, rom.bus)
-        wiring.connect(m, wiring.flipped(self.moves), core.moves)
+        m.d.comb += [core.planes.eq(board.planes), core.state.eq(board.state)]
+        if not self.legal:
+            wiring.connect(m, wiring.flipped(self.moves), core.moves)
+            m.d.comb += [
+                core.start.eq(self.start),
+                self.start_ready.eq(core.start_ready),
+                self.busy.eq(core.busy),
+                self.done.eq(core.done),
+                self.counters.eq(core.counters),
+            ]
+            return m
+
+        # legal: the stage filters the core's stream; the counters follow the legal stream
+        m.submodules.legality = stage = ResetInserter(self.abort)(LegalityStage())
+        wiring.connect(m, core.moves, stage.moves_in)
+        wiring.connect(m, wiring.flipped(self.moves), stage.moves_out)
+        pending, active = Signal(1), Signal(1)      # the core is done / a position is under way
+        starting = self.start & self.start_ready
         m.d.comb += [
-            core.planes.eq(board.planes),
-            core.state.eq(board.state),
-            core.start.eq(self.start),
-            self.start_ready.eq(core.start_ready),
-            self.busy.eq(core.busy),
-            self.done.eq(core.done),
-            self.counters.eq(core.counters),
+            core.start.eq(starting),
+            self.start_ready.eq(core.start_ready & ~active),
+            stage.start.eq(starting), stage.planes.eq(board.planes), stage.state.eq(board.state),
         ]
+        out = self.moves
+        transfer, stall = out.valid & out.ready, out.valid & ~out.ready
+        finishing = (pending | core.done) & (~out.valid | out.ready)
+        cycles, moves, stalls = Signal(32), Signal(32), Signal(32)
+        result, done = Signal(Counters), Signal(1)
+        with m.If(starting):
+            m.d.sync += [cycles.eq(1), moves.eq(0), stalls.eq(0), active.eq(1), pending.eq(0)]
+        with m.Elif(active):
+            m.d.sync += [cycles.eq(cycles + 1), moves.eq(moves + transfer), stalls.eq(stalls + stall)]
+            with m.If(core.done):
+                m.d.sync += pending.eq(1)
+            with m.If(finishing):
+                m.d.sync += [active.eq(0), pending.eq(0),
+                             result.cycles.eq(cycles + 1), result.moves.eq(moves + transfer),
+                             result.stalls.eq(stalls + stall), result.steps.eq(core.counters.steps),
+                             result.promotion_nodes.eq(core.counters.promotion_nodes)]
+        m.d.sync += done.eq(active & ~starting & finishing)
+        with m.If(self.abort):
+            m.d.sync += [active.eq(0), pending.eq(0), done.eq(0)]
+        m.d.comb += [self.busy.eq(active), self.done.eq(done), self.counters.eq(result)]
         return m

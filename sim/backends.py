@@ -21,12 +21,13 @@ class ModelBackend:
     name = "model"
     hardware = False
 
-    def __init__(self, layout="dense", core="walker"):
+    def __init__(self, layout="dense", core="walker", legal=False):
         self.layout = layout
         self.core = core
+        self.legal = legal
 
     def generate(self, board):
-        return generate(Position.from_board(board, check=False), self.layout)
+        return generate(Position.from_board(board, check=False), self.layout, legal=self.legal)
 
     def run(self, boards):
         return [self.generate(board) for board in boards]
@@ -37,34 +38,35 @@ class PysimBackend:
     name = "pysim"
     hardware = True
 
-    def __init__(self, layout="dense", core="walker"):
+    def __init__(self, layout="dense", core="walker", legal=False):
         self.layout = layout
         self.core = core
+        self.legal = legal
         self.vcd_path = None
         self._session = None
 
     def run(self, boards):
         from .testbench import simulate
         positions = [Position.from_board(board, check=False) for board in boards]
-        return simulate(positions, self.layout, self.core, vcd=self.vcd_path)
+        return simulate(positions, self.layout, self.core, vcd=self.vcd_path, legal=self.legal)
 
     def generate(self, board):
         """One position on a simulator kept alive between calls (perft calls this per node)."""
         if self.vcd_path:
             return self.run([board])[0]
         if self._session is None:
-            self._session = _PysimSession(self.layout, self.core)
+            self._session = _PysimSession(self.layout, self.core, self.legal)
         return self._session.generate(Position.from_board(board, check=False))
 
 
 class _PysimSession:
-    def __init__(self, layout, core):
+    def __init__(self, layout, core, legal):
         from amaranth.sim import Simulator
         from ..rtl import MoveGenerator
         from .testbench import generate as generate_on
 
         self.request = self.result = None
-        dut = MoveGenerator(layout, core)
+        dut = MoveGenerator(layout, core, legal=legal)
 
         async def serve(ctx):
             while True:
@@ -85,22 +87,23 @@ class _PysimSession:
         return self.result
 
 
-def get_backend(name, layout="dense", core="walker", log=None, ready_probability=1.0, seed=1):
+def get_backend(name, layout="dense", core="walker", log=None, ready_probability=1.0, seed=1, legal=False):
     """A backend by name. ``cxxrtl`` falls back to ``pysim`` (saying so through
     ``log``) when no C++ compiler is found. ``ready_probability`` < 1 applies
-    random backpressure on the hardware backends' move stream (cxxrtl only)."""
+    random backpressure on the hardware backends' move stream (cxxrtl only).
+    ``legal``: the legal moves only (the hardware's legality stage, the model's rule)."""
     if name == "model":
-        return ModelBackend(layout, core)
+        return ModelBackend(layout, core, legal)
     if name == "pysim":
         if ready_probability < 1:
             raise KeyError("backpressure (--ready) needs the cxxrtl backend")
-        return PysimBackend(layout, core)
+        return PysimBackend(layout, core, legal)
     if name == "cxxrtl":
         from .cxxrtl import CxxrtlBackend
         from .toolchain import cxx_compiler
         if cxx_compiler() is None:
             if log:
                 log("no C++ compiler found (g++): falling back to the pysim backend")
-            return get_backend("pysim", layout, core, log, ready_probability, seed)
-        return CxxrtlBackend(layout, core, ready_probability=ready_probability, seed=seed, log=log)
+            return get_backend("pysim", layout, core, log, ready_probability, seed, legal)
+        return CxxrtlBackend(layout, core, ready_probability=ready_probability, seed=seed, log=log, legal=legal)
     raise KeyError(f"unknown backend {name!r} (choose from {', '.join(BACKENDS)})")

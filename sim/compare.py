@@ -41,6 +41,7 @@ class Summary:
     backend: str
     layout: str
     core: str
+    legal: bool = False
     positions: int = 0
     moves: int = 0
     legal_moves: int = 0
@@ -79,8 +80,9 @@ def _first_difference(a, b):
     return min(len(a), len(b))
 
 
-def check(board, hardware, model, core="walker"):
-    """The first problem with a hardware Generation, as a Mismatch, or None."""
+def check(board, hardware, model, core="walker", legal=False):
+    """The first problem with a hardware Generation, as a Mismatch, or None (``legal``:
+    the model's and the hardware's legal streams, and python-chess's legal moves)."""
     def mismatch(reason, index=None):
         hw, md = hardware.uci(), model.uci()
         return Mismatch(board.fen(), reason, index,
@@ -100,19 +102,19 @@ def check(board, hardware, model, core="walker"):
         bound = cycle_bound(model, core)
         if hardware.cycles - hardware.stalls > bound:
             return mismatch(f"cycle bound: {hardware.cycles} cycles - {hardware.stalls} stalls > {bound}")
-    legal = legal_moves(board, hardware.moves)
-    if set(legal) != set(board.legal_moves) or len(legal) != len(set(legal)):
-        extra = sorted(m.uci() for m in set(legal) - set(board.legal_moves))
-        missing = sorted(m.uci() for m in set(board.legal_moves) - set(legal))
+    chosen = [m.to_chess() for m in hardware.moves] if legal else legal_moves(board, hardware.moves)
+    if set(chosen) != set(board.legal_moves) or len(chosen) != len(set(chosen)):
+        extra = sorted(m.uci() for m in set(chosen) - set(board.legal_moves))
+        missing = sorted(m.uci() for m in set(board.legal_moves) - set(chosen))
         return mismatch(f"legal subset differs from python-chess: extra {extra}, missing {missing}")
     return None
 
 
-def _check_chunk(backend, layout, core, fens):
+def _check_chunk(backend, layout, core, fens, legal=False):
     boards = [chess.Board(fen) for fen in fens]
-    summary = Summary(backend.name, layout, core)
+    summary = Summary(backend.name, layout, core, legal)
     for board, hardware in zip(boards, backend.run(boards)):
-        model = generate(Position.from_board(board, check=False), layout)
+        model = generate(Position.from_board(board, check=False), layout, legal=legal)
         summary.positions += 1
         summary.moves += len(hardware.moves)
         summary.legal_moves += board.legal_moves.count()
@@ -120,7 +122,7 @@ def _check_chunk(backend, layout, core, fens):
         summary.cycles += hardware.cycles or 0
         summary.stalls += hardware.stalls or 0
         summary.promotion_nodes += hardware.promotion_nodes
-        problem = check(board, hardware, model, core)
+        problem = check(board, hardware, model, core, legal)
         if problem:
             summary.mismatches.append(problem)
     summary.span = getattr(backend, "last_span", 0)
@@ -130,41 +132,41 @@ def _check_chunk(backend, layout, core, fens):
 _worker = {}
 
 
-def _init_worker(backend_name, layout, core, ready, seed):
-    _worker["args"] = (backend_name, layout, core, ready, seed)
+def _init_worker(backend_name, layout, core, ready, seed, legal):
+    _worker["args"] = (backend_name, layout, core, ready, seed, legal)
 
 
 def _run_chunk(task):
     index, fens = task
-    backend_name, layout, core, ready, seed = _worker["args"]
+    backend_name, layout, core, ready, seed, legal = _worker["args"]
     # a backpressure seed per chunk keeps results independent of --jobs
     backend = get_backend(backend_name, layout, core, ready_probability=ready,
-                          seed=seed * 1_000_003 + index + 1)
-    return _check_chunk(backend, layout, core, fens)
+                          seed=seed * 1_000_003 + index + 1, legal=legal)
+    return _check_chunk(backend, layout, core, fens, legal)
 
 
 def compare(boards, backend_name="cxxrtl", layout="dense", core="walker", jobs=1, ready=1.0, seed=1,
-            progress=None, log=None):
+            progress=None, log=None, legal=False):
     """Compare every board; ``progress(n)`` is called as positions complete."""
     start = time.perf_counter()
     fens = [board.fen() for board in boards]
     tasks = list(enumerate(fens[i:i + CHUNK] for i in range(0, len(fens), CHUNK)))
     # build once, before any worker needs it; the name is what runs (pysim without a compiler)
-    probe = get_backend(backend_name, layout, core, log=log, ready_probability=ready)
+    probe = get_backend(backend_name, layout, core, log=log, ready_probability=ready, legal=legal)
     if probe.name == "cxxrtl":
         probe.prepare()
     backend_name = probe.name
-    total = Summary(backend_name, layout, core)
+    total = Summary(backend_name, layout, core, legal)
     jobs = max(1, min(jobs, len(tasks), os.cpu_count() or 1))
     if jobs == 1:
-        _init_worker(backend_name, layout, core, ready, seed)
+        _init_worker(backend_name, layout, core, ready, seed, legal)
         for summary in map(_run_chunk, tasks):
             total.add(summary)
             if progress:
                 progress(summary.positions)
     else:
         with ProcessPoolExecutor(jobs, initializer=_init_worker,
-                                 initargs=(backend_name, layout, core, ready, seed)) as pool:
+                                 initargs=(backend_name, layout, core, ready, seed, legal)) as pool:
             for summary in pool.map(_run_chunk, tasks):
                 total.add(summary)
                 if progress:

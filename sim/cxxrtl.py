@@ -43,10 +43,10 @@ class BackendUnavailable(RuntimeError):
     """The compiled backend cannot be built here (message is one line)."""
 
 
-def _design_rtlil(layout, core):
+def _design_rtlil(layout, core, legal):
     from amaranth.back import rtlil
     from ..rtl import MoveGenerator
-    text = rtlil.convert(MoveGenerator(layout, core), name="top")
+    text = rtlil.convert(MoveGenerator(layout, core, legal=legal), name="top")
     # Source locations would tie the cache key to where the package is installed.
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("attribute \\src"))
 
@@ -65,12 +65,12 @@ def _formats_header():
             f"constexpr int POSITION_BYTES = {POSITION_BYTES};\n")
 
 
-def build_model(layout="dense", core="walker", log=None):
-    """Path of the compiled shared library for ``layout`` and ``core``, building it if not cached."""
+def build_model(layout="dense", core="walker", log=None, legal=False):
+    """Path of the compiled shared library for ``layout``, ``core`` (and ``legal``), building it if not cached."""
     compiler = cxx_compiler()
     if compiler is None:
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
-    rtlil_text = _design_rtlil(layout, core)
+    rtlil_text = _design_rtlil(layout, core, legal)
     driver = resources.files(__package__).joinpath("cxxrtl_driver.cc").read_text()
     header = _formats_header()
     key = hashlib.sha256("\0".join([
@@ -78,12 +78,13 @@ def build_model(layout="dense", core="walker", log=None):
         " ".join(DEFAULT_CXXFLAGS),
     ]).encode()).hexdigest()[:20]
     root = cache_dir("cxxrtl")
-    final = root / f"{core}-{layout}-{key}"
+    final = root / f"{core}{'-legal' if legal else ''}-{layout}-{key}"
     library = final / "model.so"
     if library.exists():
         return library
     if log:
-        log(f"compiling the CXXRTL model of the {core} core, {layout} layout: Yosys write_cxxrtl, then g++ "
+        log(f"compiling the CXXRTL model of the {core} core{' with the legality stage' if legal else ''}, "
+            f"{layout} layout: Yosys write_cxxrtl, then g++ "
             f"(about 10 s; a first run of Yosys also compiles its WebAssembly, about 30 s; cached in {root})")
     work = Path(tempfile.mkdtemp(dir=root, prefix="build-"))
     try:
@@ -120,11 +121,11 @@ def build_model(layout="dense", core="walker", log=None):
 _LIBRARIES = {}
 
 
-def _load_library(layout, core, log=None):
+def _load_library(layout, core, legal, log=None):
     """The compiled model loaded with its C signatures (once per process)."""
-    if (layout, core) in _LIBRARIES:
-        return _LIBRARIES[layout, core]
-    lib = ctypes.CDLL(str(build_model(layout, core, log=log)))
+    if (layout, core, legal) in _LIBRARIES:
+        return _LIBRARIES[layout, core, legal]
+    lib = ctypes.CDLL(str(build_model(layout, core, log=log, legal=legal)))
     lib.hwmg_create.restype = ctypes.c_void_p
     lib.hwmg_create.argtypes = [ctypes.c_uint64]
     lib.hwmg_destroy.argtypes = [ctypes.c_void_p]
@@ -135,7 +136,7 @@ def _load_library(layout, core, log=None):
                                   ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
                                   ctypes.c_uint32, ctypes.c_long, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
                                   ctypes.POINTER(ctypes.c_uint64)]
-    _LIBRARIES[layout, core] = lib
+    _LIBRARIES[layout, core, legal] = lib
     return lib
 
 
@@ -149,11 +150,14 @@ class CxxrtlBackend:
     name = "cxxrtl"
     hardware = True
 
-    def __init__(self, layout="dense", core="walker", ready_probability=1.0, seed=1, log=None, overlap=None):
+    def __init__(self, layout="dense", core="walker", ready_probability=1.0, seed=1, log=None, overlap=None,
+                 legal=False):
         from ..rtl.movegen import LOAD_WHILE_BUSY
         self.layout = layout
         self.core = core
-        self.overlap = LOAD_WHILE_BUSY[core] if overlap is None else overlap and LOAD_WHILE_BUSY[core]
+        self.legal = legal
+        can_overlap = LOAD_WHILE_BUSY[core] and not legal
+        self.overlap = can_overlap if overlap is None else overlap and can_overlap
         self.last_span = 0
         self.ready_threshold = 65536 if ready_probability >= 1 else int(ready_probability * 65536)
         self.seed = seed
@@ -164,7 +168,7 @@ class CxxrtlBackend:
     def prepare(self):
         """Build (or find in the cache) and load the compiled model; called on first use."""
         if self._handle is None:
-            self._lib = _load_library(self.layout, self.core, self.log)
+            self._lib = _load_library(self.layout, self.core, self.legal, self.log)
             self._stat_words = self._lib.hwmg_stat_words()
             self._handle = self._lib.hwmg_create(self.seed)
 

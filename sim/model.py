@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import chess
 
 from ..tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code
+from .legality import legal_moves, setup_cycles
 
 __all__ = ["Move", "Position", "PositionError", "Generation", "generate", "PROMOTION_ORDER",
            "check_board", "parse_fen", "cycle_bound", "work", "CORE_NAMES"]
@@ -139,11 +140,14 @@ class Generation:
     promotion_nodes: int = 0
     cycles: int | None = None   # hardware backends only
     stalls: int | None = None   # hardware backends only
+    generated: int | None = None    # legal (model): the pseudo-legal moves the core generated
+    setup: int = 0                  # legal (model): the legality stage's setup cycles
+    movers: int | None = None       # legal (model): own pieces with pseudo-legal moves
 
     @property
     def pieces(self):
-        """Own pieces with at least one move: the fast core's unit of work."""
-        return len({move.frm for move in self.moves})
+        """Own pieces with at least one (pseudo-legal) move: the fast core's unit of work."""
+        return self.movers if self.movers is not None else len({move.frm for move in self.moves})
 
     def counters(self):
         """The counters a backend measured, for JSON output."""
@@ -176,16 +180,31 @@ def cycle_bound(generation, core="walker"):
 
     fast: one cycle per move, plus a fixed pipeline latency (``hwmovegen.rtl.fast``):
     the moves leave back to back, whatever the pieces without moves and the empty rays.
+
+    legal (``generation.setup`` set): the core's moves wait in its output FIFO for the
+    legality stage's setup. The fast core's whole stream then passes the stage one move a
+    cycle after the setup, and one more cycle for the stage's output register; the
+    walker, which stalls on its FIFO during the setup, may lose at most the setup.
     """
+    moves = generation.generated if generation.setup else len(generation.moves)
     if core == "walker":
-        return generation.steps + 3 * generation.promotion_nodes + 4
+        bound = generation.steps + 3 * generation.promotion_nodes + 4
+        return bound + generation.setup
     if core == "fast":
-        return len(generation.moves) + FAST_LATENCY if generation.moves else FAST_EMPTY
+        bound = moves + FAST_LATENCY if moves else FAST_EMPTY
+        return max(bound, generation.setup + moves + 2) if generation.setup else bound
     raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORE_NAMES)})")
 
 
-def generate(position, layout="dense"):
-    """Walk the tables for ``position`` and return the emitted stream and counters."""
+def generate(position, layout="dense", legal=False):
+    """Walk the tables for ``position`` and return the emitted stream and counters;
+    ``legal``: only the legal moves, in the same order (:mod:`.legality`), with the
+    legality setup counted."""
+    if legal:
+        result = generate(position, layout)
+        result.generated, result.setup, result.movers = len(result.moves), setup_cycles(result.moves), result.pieces
+        result.moves = legal_moves(position, result.moves)
+        return result
     if isinstance(layout, str):
         layout = get_layout(layout)
     squares = position.squares

@@ -4,6 +4,8 @@ The backend (golden model or simulated hardware) generates the pseudo-legal
 stream at every node; the host keeps the position in a python-chess Board
 (make/unmake with push/pop) and filters legality with python-chess's own
 king-safety test. At the last ply the legal moves are only counted (bulk counting).
+With ``legal=True`` the backend's stream is already legal (the hardware's legality stage,
+or the model's own rule): the host only makes and unmakes moves, python-chess decides nothing.
 """
 
 import time
@@ -39,34 +41,40 @@ def legal_moves(board, stream):
     return out
 
 
-def _perft(board, depth, generate):
-    moves = legal_moves(board, generate(board).moves)
+def _moves(board, generate, legal):
+    stream = generate(board).moves
+    return [move.to_chess() for move in stream] if legal else legal_moves(board, stream)
+
+
+def _perft(board, depth, generate, legal=False):
+    moves = _moves(board, generate, legal)
     if depth == 1:
         return len(moves)
     total = 0
     for move in moves:
         board.push(move)
-        total += _perft(board, depth - 1, generate)
+        total += _perft(board, depth - 1, generate, legal)
         board.pop()
     return total
 
 
-def divide(board, depth, generate):
+def divide(board, depth, generate, legal=False):
     """Per-root-move node counts, in emission order: [(uci, nodes)]."""
     board = board.copy(stack=False)
     result = []
-    for move in legal_moves(board, generate(board).moves):
+    for move in _moves(board, generate, legal):
         if depth == 1:
             result.append((move.uci(), 1))
             continue
         board.push(move)
-        result.append((move.uci(), _perft(board, depth - 1, generate)))
+        result.append((move.uci(), _perft(board, depth - 1, generate, legal)))
         board.pop()
     return result
 
 
-def perft(board, depth, generate):
-    """(node count, seconds) of perft(depth) with ``generate(board) -> Generation``."""
+def perft(board, depth, generate, legal=False):
+    """(node count, seconds) of perft(depth) with ``generate(board) -> Generation``
+    (``legal``: its stream is legal already)."""
     start = time.perf_counter()
-    nodes = _perft(board.copy(stack=False), depth, generate)
+    nodes = _perft(board.copy(stack=False), depth, generate, legal)
     return nodes, time.perf_counter() - start

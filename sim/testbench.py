@@ -175,7 +175,7 @@ async def generate(ctx, dut, position, ready=None, max_cycles=100_000):
     return await run(ctx, dut, ready=ready, max_cycles=max_cycles)
 
 
-def simulate(positions, layout="dense", core="walker", ready=None, vcd=None):
+def simulate(positions, layout="dense", core="walker", ready=None, vcd=None, legal=False):
     """Generate every position in one pysim run; return their Generations.
 
     ``ready`` as for :func:`run`, one pattern for the whole run (see :func:`random_ready`).
@@ -184,7 +184,7 @@ def simulate(positions, layout="dense", core="walker", ready=None, vcd=None):
     from amaranth.sim import Simulator
     from ..rtl import MoveGenerator
 
-    dut = MoveGenerator(layout, core)
+    dut = MoveGenerator(layout, core, legal=legal)
     positions = [to_position(p) for p in positions]
     results = []
 

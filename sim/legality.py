@@ -1,0 +1,80 @@
+"""The golden model's legality: make each pseudo-legal move, then ask whether the mover's king
+is attacked, by walking the tables' rays outwards from the king (the same geometry the ROMs
+hold). Deliberately the plainest rule there is, and a different one from the hardware's
+(checkers, pins and an attack map computed once per position), so the two check each other.
+"""
+
+from ..tables import TableKind, rays
+
+__all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "LEGAL_SETUP", "EP_SETUP"]
+
+LEGAL_SETUP = 26        # the legality stage's setup: leapers, then three fills per direction, then ready
+EP_SETUP = 8            # ... and one fill per direction for each pawn that can take en passant
+
+_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = 1, 2, 3, 4, 5, 6
+# the rays of a rook and a bishop from the square in question, and who attacks along them
+_SLIDERS = ((TableKind.ROOK, (_ROOK, _QUEEN)), (TableKind.BISHOP, (_BISHOP, _QUEEN)))
+
+
+def attacked(squares, square, by_black):
+    """Whether a piece of colour ``by_black`` attacks ``square`` on ``squares`` (piece codes)."""
+    colour = 8 if by_black else 0
+
+    def holds(target, types):
+        code = squares[target]
+        return code and (code & 8) == colour and (code & 7) in types
+
+    for kind, types in _SLIDERS:
+        for ray in rays(kind, square):
+            for node in ray:
+                if squares[node.to]:
+                    if holds(node.to, types):
+                        return True
+                    break
+    for kind, piece in ((TableKind.KNIGHT, _KNIGHT), (TableKind.KING, _KING)):
+        if any(holds(ray[0].to, (piece,)) for ray in rays(kind, square)[:8]):
+            return True
+    # a pawn attacks the two squares diagonally ahead of it (down the board for black)
+    behind = square + (8 if by_black else -8)
+    if not 0 <= behind < 64:
+        return False
+    return any(holds(behind + side, (_PAWN,)) for side in (-1, 1) if 0 <= (square & 7) + side < 8)
+
+
+def _make(squares, move, black):
+    """The squares after ``move`` by the side ``black`` (castling moves the rook too)."""
+    after = list(squares)
+    piece = after[move.frm]
+    after[move.frm] = 0
+    if move.en_passant:
+        after[move.to - 8 if not black else move.to + 8] = 0
+    if move.promotion:
+        piece = move.promotion | (piece & 8)
+    after[move.to] = piece
+    if move.castle:
+        rook_from, rook_to = (move.to + 1, move.to - 1) if move.to & 7 == 6 else (move.to - 2, move.to + 1)
+        after[rook_to], after[rook_from] = after[rook_from], 0
+    return after
+
+
+def king_safe_after(position, move):
+    """Whether ``move`` leaves the mover's king unattacked (and, castling, passes no attack)."""
+    black = not position.white_to_move
+    squares = position.squares
+    if move.castle:
+        path = (move.frm, (move.frm + move.to) // 2)    # not from check, not through an attack
+        if any(attacked(squares, square, not black) for square in path):
+            return False
+    after = _make(squares, move, black)
+    king = next(s for s, code in enumerate(after) if code == (_KING | (8 if black else 0)))
+    return not attacked(after, king, not black)
+
+
+def legal_moves(position, moves):
+    """The legal subset of the pseudo-legal ``moves`` of ``position``, in their order."""
+    return [move for move in moves if king_safe_after(position, move)]
+
+
+def setup_cycles(moves):
+    """The legality stage's setup cycles for a position whose pseudo-legal stream is ``moves``."""
+    return LEGAL_SETUP + EP_SETUP * sum(move.en_passant for move in moves)
