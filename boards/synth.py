@@ -175,9 +175,13 @@ def run_flow(platform, top, build_dir, name="top", seed=1):
                           capture_output=True, text=True)
     (build_dir / "flow.log").write_text(done.stdout + done.stderr)
     if done.returncode:
-        overflow = re.search(r"Failed to expand region .* of (\d+) (\w+?)s?$", done.stdout + done.stderr, re.M)
+        output = done.stdout + done.stderr
+        overflow = re.search(r"Failed to expand region .* of (\d+) (\w+?)s?$", output, re.M)
         if overflow:
             raise DoesNotFit(f"the placer needs {overflow[1]} {overflow[2]}")
+        overflow = re.search(r"no BELs remaining to implement cell type '(\w+)'", output)
+        if overflow:
+            raise DoesNotFit(f"the placer ran out of {overflow[1]}")
         raise SynthError(f"synthesis failed: {_failure_line(done.stdout + done.stderr)}")
     return _parse_reports(build_dir, name)
 
@@ -213,7 +217,7 @@ def _count(cells, prefix):
     return sum(n for cell, n in cells.items() if cell.startswith(prefix))
 
 
-def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1):
+def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False):
     """Synthesize, place and route a core for ``target_name``; return the report dict.
     ``seed`` is nextpnr's placement seed (fmax varies by a few percent between seeds)."""
     target = get_target(target_name)
@@ -221,14 +225,15 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1):
     if build_dir is not None:
         check_out_dir(build_dir)
     tool_environment()         # a missing tool is reported before anything is built
-    generator = MoveGenerator(layout, core)
+    generator = MoveGenerator(layout, core, legal=legal)
     start = time.perf_counter()
     own_dir = build_dir is None
     build_dir = Path(build_dir or tempfile.mkdtemp(prefix=f"hwmovegen-synth-{target_name}-"))
     try:
         parsed = run_flow(target.platform(), _HarnessTop(generator), build_dir, seed=seed)
     except DoesNotFit as error:
-        raise DoesNotFit(f"the {core} core does not fit the {target.device}: {error}, "
+        raise DoesNotFit(f"the {core} core{' with the legality stage' if legal else ''} does not fit the "
+                         f"{target.device}: {error}, "
                          f"the device has {target.logic_capacity}") from None
     finally:
         if own_dir:
@@ -239,6 +244,7 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1):
         "target": target_name,
         "layout": generator.layout.name,
         "core": core,
+        "legal": legal,
         "seed": seed,
         "fmax_mhz": round(parsed["fmax_mhz"], 2) if parsed["fmax_mhz"] else None,
         "constraint_mhz": parsed["constraint_mhz"],

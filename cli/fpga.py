@@ -8,7 +8,7 @@ from ..boards.synth import BadRequest, SynthError, synth
 from ..boards.targets import TARGETS
 from ..sim.model import Position, generate
 from ..sim.toolchain import ToolMissing
-from .common import (CliError, FlowError, add_core, add_json, add_layout, add_positions, positions,
+from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_positions, positions,
                      positive_float, positive_int, print_rows)
 
 __all__ = ["register", "run"]
@@ -22,6 +22,7 @@ def register(subparsers):
     p.add_argument("--target", required=True, choices=list(TARGETS), help="the FPGA to synthesize for")
     add_layout(p)
     add_core(p)
+    add_legal(p)
     p.add_argument("--out", metavar="DIR", help="keep the build files in this folder")
     p.add_argument("--seed", type=positive_int, default=1, help="nextpnr placement seed (default 1)")
     add_json(p)
@@ -61,17 +62,18 @@ def run(args):
         raise FlowError(str(error)) from None
 
 
-def _stream_rate(layout, core):
+def _stream_rate(layout, core, legal=False):
     """The core's moves/cycle over the standard batch, from the compiled model (None without g++)."""
     from ..sim.bench import stream_rate
     from ..sim.cxxrtl import CxxrtlBackend
     from ..sim.toolchain import cxx_compiler
-    return stream_rate(CxxrtlBackend(layout, core)) if cxx_compiler() else None
+    return stream_rate(CxxrtlBackend(layout, core, legal=legal)) if cxx_compiler() else None
 
 
 def _synth(args):
-    report = synth(args.target, layout=args.layout, core=args.core, build_dir=args.out, seed=args.seed)
-    rate = _stream_rate(args.layout, args.core)
+    report = synth(args.target, layout=args.layout, core=args.core, build_dir=args.out, seed=args.seed,
+                   legal=args.legal)
+    rate = _stream_rate(args.layout, args.core, args.legal)
     report["moves_per_cycle"] = rate and round(rate, 4)
     report["mmoves_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
     if args.json:
@@ -79,7 +81,8 @@ def _synth(args):
         return 0
     path = report["critical_path"] or {}
     print_rows([
-        ("target", f'{report["target"]} ({report["core"]} core, {report["layout"]} layout)'),
+        ("target", f'{report["target"]} ({report["core"]} core, {report["layout"]} layout'
+                   f'{", legality stage" if report["legal"] else ""})'),
         ("fmax", f'{report["fmax_mhz"]} MHz routed (goal {report["goal_mhz"]} MHz, '
                  f'constraint {report["constraint_mhz"]} MHz)'),
         ("logic cells", f'{report["logic_cells"]} / {report["logic_cells_available"]} '

@@ -3,11 +3,11 @@
 import argparse
 import json
 
-from ..sim.bench import RATE_POSITIONS, perft_rows, position_rows, stream_rate
+from ..sim.bench import RATE_POSITIONS, legality_overhead, perft_rows, position_rows, stream_rate
 from ..sim.compare import compare
 from ..sim.epd import bundled_suites, cpw_records, read_epd_files
 from ..sim.positions import random_boards
-from .common import (FlowError, add_backend, add_core, add_json, add_layout, add_legal, backend, positive_int,
+from .common import (FlowError, add_backend, add_core, add_json, add_layout, add_legal, backend, log, positive_int,
                      print_rows, progress)
 
 __all__ = ["register", "run"]
@@ -51,6 +51,7 @@ def register(subparsers):
                    help="generations per position for the cycles/s figures (default 2000)")
     add_layout(p)
     add_core(p)
+    add_legal(p)
     add_json(p)
     p.set_defaults(backend="cxxrtl")
 
@@ -101,12 +102,19 @@ def _bench(args):
     if chosen.name != "cxxrtl":
         raise FlowError("bench measures the compiled backend: it needs a C++ compiler (g++)")
     positions = position_rows(chosen, cpw_records(), args.repeat)
-    perfts = perft_rows(chosen, args.depth)
+    perfts = perft_rows(chosen, args.depth, legal=args.legal)
     rate = stream_rate(chosen)
+    overhead = None
+    if args.legal:
+        from ..sim.cxxrtl import CxxrtlBackend
+        overhead = legality_overhead(chosen, CxxrtlBackend(args.layout, args.core, log=log(args), overlap=False))
     if args.json:
-        print(json.dumps({"backend": chosen.name, "core": args.core, "layout": args.layout,
-                          "positions": positions, "stream_moves_per_cycle": round(rate, 4),
-                          "stream_positions": RATE_POSITIONS, "perft_depth": args.depth, "perft": perfts}))
+        out = {"backend": chosen.name, "core": args.core, "layout": args.layout, "legal": args.legal,
+               "positions": positions, "stream_moves_per_cycle": round(rate, 4),
+               "stream_positions": RATE_POSITIONS, "perft_depth": args.depth, "perft": perfts}
+        if overhead:
+            out["legality_extra_cycles"] = {"mean": round(overhead[0], 2), "max": overhead[1]}
+        print(json.dumps(out))
         return 0
     print(f"{'position':<20}{'moves':>6}{'steps':>7}{'cycles':>8}{'moves/cycle':>13}{'in a batch':>12}"
           f"{'sim cycles/s':>15}{'end to end':>13}")
@@ -118,8 +126,12 @@ def _bench(args):
     total_cycles = sum(r["cycles"] for r in positions)
     print(f"{'all':<20}{total_moves:>6}{sum(r['steps'] for r in positions):>7}{total_cycles:>8}"
           f"{total_moves / total_cycles:>13.3f}")
-    print(f"\n{RATE_POSITIONS} random positions (seed 1) in one batch: {rate:.4f} moves/cycle"
+    print(f"\n{RATE_POSITIONS} random positions (seed 1) in one batch: {rate:.4f} "
+          + ("legal " if args.legal else "") + "moves/cycle"
           + (" (back to back)" if chosen.overlap else " (one at a time, loads not counted)"))
+    if overhead:
+        print(f"legality stage: {overhead[0]:.2f} extra cycles per position on average, {overhead[1]} at most "
+              "(against the core alone, one position at a time)")
     print(f"\nperft({args.depth}) from the start position")
     for row in perfts:
         print(f"  {row['generator']:<38}{row['nodes']:>10}{row['seconds']:>8.2f} s"

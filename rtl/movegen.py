@@ -1,6 +1,6 @@
 """The top of the move generator: board RAM, a core and its ROMs."""
 
-from amaranth import Module, Mux, ResetInserter, Signal
+from amaranth import Module, ResetInserter, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 

@@ -7,7 +7,8 @@ import chess
 from .backends import ModelBackend
 from .perft import perft
 
-__all__ = ["python_chess_perft", "position_rows", "perft_rows", "stream_rate", "RATE_POSITIONS"]
+__all__ = ["python_chess_perft", "position_rows", "perft_rows", "stream_rate", "legality_overhead",
+           "RATE_POSITIONS"]
 
 RATE_POSITIONS = 1000       # random positions (seed 1) behind the moves/cycle a core is credited with
 
@@ -39,6 +40,16 @@ def stream_rate(backend, boards=None):
     return _rate(backend, backend.run(boards))
 
 
+def legality_overhead(legal_backend, plain_backend, boards=None):
+    """The cycles the legality stage adds per position (mean, max) with ``ready`` high: each
+    position's cycles with the stage minus its cycles without, over the standard batch."""
+    from .positions import random_boards
+    boards = random_boards(RATE_POSITIONS, seed=1) if boards is None else boards
+    extra = [legal.cycles - plain.cycles
+             for legal, plain in zip(legal_backend.run(boards), plain_backend.run(boards))]
+    return sum(extra) / len(extra), max(extra)
+
+
 def position_rows(backend, records, repeat):
     """Per CPW position: moves, steps, cycles and moves/cycle of one generation; the
     moves/cycle over ``repeat`` generations of it in a batch (back to back for a core that
@@ -64,13 +75,15 @@ def position_rows(backend, records, repeat):
     return rows
 
 
-def perft_rows(hardware, depth, fen=chess.STARTING_FEN):
-    """perft(depth) through the simulated hardware, the golden model and python-chess."""
+def perft_rows(hardware, depth, fen=chess.STARTING_FEN, legal=False):
+    """perft(depth) through the simulated hardware, the golden model and python-chess
+    (``legal``: the hardware's and the model's own legality, not python-chess's)."""
     board = chess.Board(fen)
+    model = ModelBackend(hardware.layout, legal=legal)
     rows = []
     for name, count in (
-        (f"{hardware.name} (simulated hardware)", lambda: perft(board, depth, hardware.generate)),
-        ("model (golden model in Python)", lambda: perft(board, depth, ModelBackend(hardware.layout).generate)),
+        (f"{hardware.name} (simulated hardware)", lambda: perft(board, depth, hardware.generate, legal)),
+        ("model (golden model in Python)", lambda: perft(board, depth, model.generate, legal)),
         ("python-chess legal move generator", lambda: _timed(python_chess_perft, board.copy(), depth)),
     ):
         nodes, seconds = count()

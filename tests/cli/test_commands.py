@@ -147,3 +147,21 @@ def test_fast_core_from_the_commands(capsys):
     report = json.loads(out)
     assert code == 0 and report["stream_moves_per_cycle"] >= 0.95
     assert all(row["batch_moves_per_cycle"] > row["moves_per_cycle"] for row in report["positions"])
+
+
+def test_legal_from_the_commands(capsys):
+    fen = "8/8/8/KPp4r/8/8/8/4k3 w - c6 0 1"       # en passant would expose the king on the rank
+    for backend in ("model", "cxxrtl"):
+        code, out, _ = run(capsys, "moves", "--fen", fen, "--legal", "--backend", backend, "--json")
+        line = json.loads(out)
+        assert code == 0 and line["legal"] and line["moves"] == ["a5a6", "a5b6", "a5a4", "b5b6"]
+    code, out, _ = run(capsys, "perft", "--legal", "--fen", KIWIPETE, "--depth", "2", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["legal"] and result["nodes"] == 2039
+    code, out, _ = run(capsys, "compare", "--legal", "--core", "fast", "--random", "200", "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["legal"] and summary["mismatches"] == [] and summary["moves"] == summary["legal_moves"]
+    code, out, _ = run(capsys, "bench", "--legal", "--json", "--depth", "2", "--repeat", "10")
+    report = json.loads(out)
+    assert code == 0 and report["legal"] and all(row["nodes"] == 400 for row in report["perft"])
+    assert 0 < report["legality_extra_cycles"]["mean"] <= report["legality_extra_cycles"]["max"]

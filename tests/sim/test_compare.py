@@ -27,8 +27,8 @@ def test_a_broken_model_is_caught(monkeypatch):
     """The check can fail: a model that drops a move makes compare report the mismatch."""
     import hwmovegen.sim.compare as compare_module
 
-    def dropping_last_move(position, layout="dense"):
-        result = generate(position, layout)
+    def dropping_last_move(position, layout="dense", legal=False):
+        result = generate(position, layout, legal=legal)
         if position.white_to_move:
             result.moves = result.moves[:-1]
         return result

@@ -1,0 +1,63 @@
+"""The legality stage in pysim behind both cores: the model's legal stream under random
+backpressure, the stream rules kept, abort mid-setup."""
+
+import chess
+import pytest
+from amaranth.sim import Simulator
+
+from hwmovegen.rtl import MoveGenerator
+from hwmovegen.sim import testbench as tb
+from hwmovegen.sim.model import Position, cycle_bound, generate
+
+from ..helpers import KIWIPETE, StreamMonitor
+from ..legal_positions import RULES
+
+CHOSEN = ["double check", "en passant exposing the king on the rank", "castling through check",
+          "pin on a diagonal", "a promotion blocks the check", "en passant along the pin"]
+
+
+@pytest.mark.parametrize("core", ["walker", "fast"])
+def test_legal_stream_under_backpressure(core):
+    boards = [chess.Board(fen) for name, fen, _, _ in RULES if name in CHOSEN] + [chess.Board(KIWIPETE)]
+    dut = MoveGenerator(core=core, legal=True)
+    monitor = StreamMonitor(dut.moves)
+    results = []
+
+    async def bench(ctx):
+        for index, board in enumerate(boards):
+            results.append(await tb.generate(ctx, dut, board, ready=tb.random_ready(seed=index, probability=0.5)))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.add_testbench(monitor.process, background=True)
+    sim.run()
+    assert not monitor.violations and monitor.transfers == sum(len(r.moves) for r in results)
+    for board, result in zip(boards, results):
+        model = generate(Position.from_board(board), legal=True)
+        assert result.moves == model.moves, board.fen()
+        assert result.cycles - result.stalls <= cycle_bound(model, core)
+    assert sum(r.stalls for r in results) > 0
+
+
+def test_abort_during_the_setup_then_a_new_position():
+    dut = MoveGenerator(core="walker", legal=True)
+    results = []
+
+    async def bench(ctx):
+        await tb.load(ctx, dut, KIWIPETE)
+        ctx.set(dut.start, 1)
+        await ctx.tick()
+        ctx.set(dut.start, 0)
+        await ctx.tick().repeat(5)
+        ctx.set(dut.abort, 1)
+        await ctx.tick()
+        ctx.set(dut.abort, 0)
+        assert not ctx.get(dut.busy) and not ctx.get(dut.moves.valid)
+        results.append(await tb.generate(ctx, dut, RULES[0][1]))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    assert results[0].moves == generate(Position.from_fen(RULES[0][1]), legal=True).moves
