@@ -8,8 +8,10 @@ from .feeder import PieceFeeder
 from .fifo import PromotionFifo
 from .counters import PerfCounters
 from .walker import Walker, WalkerCore
+from .fast import FastCore
+from .legality import LegalityStage
 from .movegen import MoveGenerator, CORES, generator_roms
 
 __all__ = ["Move", "BoardState", "Counters", "BoardRAM", "LoadSignature", "MoveTableROM",
            "RomSignature", "RomUse", "NodeDecoder", "PieceFeeder", "PromotionFifo", "PerfCounters",
-           "Walker", "WalkerCore", "MoveGenerator", "CORES", "generator_roms"]
+           "Walker", "WalkerCore", "FastCore", "LegalityStage", "MoveGenerator", "CORES", "generator_roms"]

@@ -97,9 +97,9 @@ def _on_line(a, b, direction):
 
 
 class LegalityStage(wiring.Component):
-    """``start`` a cycle after the board holds the position; ``moves_in`` from the core,
-    ``moves_out`` the legal ones. ``ready`` (setup finished) until the next ``start``;
-    ``busy`` while a move is held. ``setup_cycles`` counts this position's setup."""
+    """``start`` in the cycle a position starts (the board holds it, and keeps it through the
+    setup); ``moves_in`` from the core, ``moves_out`` the legal ones. ``ready`` from the end
+    of the setup until the next ``start``; ``busy`` during the setup and while a move is held."""
 
     def __init__(self):
         super().__init__({
@@ -110,7 +110,6 @@ class LegalityStage(wiring.Component):
             "moves_out": Out(stream.Signature(Move)),
             "ready": Out(1),
             "busy": Out(1),
-            "setup_cycles": Out(8),
         })
 
     def elaborate(self, platform):
@@ -158,7 +157,6 @@ class LegalityStage(wiring.Component):
         ep_phase = Signal(2)        # 0: first taker, 1: second, 2: done
         ep_direction = Signal(3)
         running, finished = Signal(1), Signal(1)
-        setup_cycles = Signal(8)
         attacked, check_mask = Signal(64), Signal(64)
         leaper_checkers = Signal(64)
         checks = Signal(2)          # saturates at 2: double check
@@ -189,13 +187,12 @@ class LegalityStage(wiring.Component):
         with m.Else():
             m.d.comb += [gen.eq(king), empty.eq(~occ | (first & own))]
 
-        m.d.comb += [self.ready.eq(finished), self.setup_cycles.eq(setup_cycles)]
+        m.d.comb += self.ready.eq(finished)
         with m.If(self.start):
             m.d.sync += [running.eq(1), finished.eq(0), step.eq(0), ep_phase.eq(0), ep_direction.eq(0),
-                         setup_cycles.eq(1), checks.eq(0), ep_seen[0].eq(0), ep_seen[1].eq(0)]
+                         checks.eq(0), ep_seen[0].eq(0), ep_seen[1].eq(0)]
             m.d.sync += [p.eq(0) for p in pinned]
         with m.Elif(running):
-            m.d.sync += setup_cycles.eq(setup_cycles + 1)
             with m.If(step == 0):
                 knight_hits = _leaper_attacks(king, _KNIGHT_JUMPS) & opp_knights
                 # the squares from which an opponent pawn would capture onto the king
