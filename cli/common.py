@@ -7,7 +7,7 @@ import chess
 
 from ..rtl import CORES
 from ..sim.backends import BACKENDS, DEFAULT_BACKEND
-from ..sim.epd import Record, read_epd_files
+from ..sim.epd import EpdRecord, read_epd_files
 from ..sim.model import parse_fen
 from ..tables import LAYOUTS
 
@@ -94,7 +94,7 @@ def positions(args, default_start=True):
         return []
     fen = args.fen if args.fen is not None else chess.STARTING_FEN
     board = parse_fen(fen)
-    return [Record(board.fen(), board)]
+    return [EpdRecord(board.fen(), board)]
 
 
 def log(args):

@@ -15,7 +15,7 @@ import chess
 
 from .model import PositionError, check_board, parse_fen
 
-__all__ = ["Record", "read_epd", "read_epd_files", "parse_epd_line", "bundled_suites", "bundled_path",
+__all__ = ["EpdRecord", "read_epd", "read_epd_files", "parse_epd_line", "bundled_suites", "bundled_path",
            "cpw_records"]
 
 BUNDLED = ("cpw-perft.epd", "perftsuite.epd")
@@ -23,7 +23,7 @@ _DEPTH = re.compile(r"^D(\d+)$")
 
 
 @dataclass
-class Record:
+class EpdRecord:
     fen: str
     board: object                               # chess.Board
     depths: dict = field(default_factory=dict)  # {depth: perft count} from 'D<n> <count>' operations
@@ -57,7 +57,7 @@ def _operand_text(board, value):
 
 
 def parse_epd_line(line):
-    """A :class:`Record` for one line, or None for a blank or '#' line."""
+    """A :class:`EpdRecord` for one line, or None for a blank or '#' line."""
     text = line.strip().lstrip("\ufeff")
     if not text or text.startswith("#"):
         return None
@@ -75,7 +75,7 @@ def parse_epd_line(line):
         ops = {opcode: _operand_text(board, value) for opcode, value in parsed.items()}
     depths = {int(_DEPTH.match(op).group(1)): int(value) for op, value in ops.items()
               if _DEPTH.match(op) and str(value).isdigit()}
-    return Record(board.fen(), board, depths, str(ops.get("id", "")), ops)
+    return EpdRecord(board.fen(), board, depths, str(ops.get("id", "")), ops)
 
 
 def read_epd(path):

@@ -63,3 +63,27 @@ class StreamMonitor:
                 self.violations.append("payload or valid dropped before the transfer")
             self.transfers += bool(valid and ready)
             held = value if valid and not ready else None
+
+
+def generate_under_backpressure(dut, boards, probability):
+    """Generate ``boards`` one after another on ``dut`` in pysim with random ``ready``
+    (a pattern per position) under a :class:`StreamMonitor`; return the Generations
+    after checking the stream rules and that every transfer was collected."""
+    from amaranth.sim import Simulator
+    from hwmovegen.sim import testbench as tb
+
+    monitor = StreamMonitor(dut.moves)
+    results = []
+
+    async def bench(ctx):
+        for index, board in enumerate(boards):
+            ready = tb.random_ready(seed=index, probability=probability)
+            results.append(await tb.generate(ctx, dut, board, ready=ready))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.add_testbench(monitor.process, background=True)
+    sim.run()
+    assert not monitor.violations and monitor.transfers == sum(len(r.moves) for r in results)
+    return results

@@ -11,7 +11,7 @@ from hwmovegen.sim.model import FAST_EMPTY, FAST_LATENCY, Position, cycle_bound,
 from hwmovegen.sim.positions import random_boards
 
 from ..helpers import (EN_PASSANT, KIWIPETE, ONE_STEP_WALKS, POSITION3, PROMOTION_CAPTURE, PROMOTIONS,
-                       StreamMonitor, assert_matches_model)
+                       StreamMonitor, assert_matches_model, generate_under_backpressure)
 
 # en passant from each edge file and by two pawns at once, for both colours
 EN_PASSANT_EDGES = [
@@ -54,18 +54,7 @@ def test_a_position_without_moves_is_done_in_a_few_cycles():
 
 def test_backpressure_keeps_the_stream_rules_and_the_stream(suite):
     boards = [r.board for r in suite[:7]] + [chess.Board(f) for f in (PROMOTIONS, PROMOTION_CAPTURE)]
-    dut = MoveGenerator(core="fast")
-    monitor = StreamMonitor(dut.moves)
-    results = []
-
-    async def bench(ctx):
-        for index, board in enumerate(boards):
-            results.append(await tb.generate(ctx, dut, board, ready=tb.random_ready(seed=index, probability=0.4)))
-
-    sim = run(bench, dut)
-    sim.add_testbench(monitor.process, background=True)
-    sim.run()
-    assert not monitor.violations and monitor.transfers == sum(len(r.moves) for r in results)
+    results = generate_under_backpressure(MoveGenerator(core="fast"), boards, 0.4)
     for board, result in zip(boards, results):
         assert_matches_model(board, result, core="fast")
     assert sum(r.stalls for r in results) > 0

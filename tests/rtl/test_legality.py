@@ -9,7 +9,7 @@ from hwmovegen.rtl import MoveGenerator
 from hwmovegen.sim import testbench as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate
 
-from ..helpers import KIWIPETE, StreamMonitor
+from ..helpers import KIWIPETE, generate_under_backpressure
 from ..legal_positions import RULES
 
 CHOSEN = ["double check", "en passant exposing the king on the rank", "castling through check",
@@ -19,20 +19,7 @@ CHOSEN = ["double check", "en passant exposing the king on the rank", "castling 
 @pytest.mark.parametrize("core", ["walker", "fast"])
 def test_legal_stream_under_backpressure(core):
     boards = [chess.Board(fen) for name, fen, _, _ in RULES if name in CHOSEN] + [chess.Board(KIWIPETE)]
-    dut = MoveGenerator(core=core, legal=True)
-    monitor = StreamMonitor(dut.moves)
-    results = []
-
-    async def bench(ctx):
-        for index, board in enumerate(boards):
-            results.append(await tb.generate(ctx, dut, board, ready=tb.random_ready(seed=index, probability=0.5)))
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.add_testbench(monitor.process, background=True)
-    sim.run()
-    assert not monitor.violations and monitor.transfers == sum(len(r.moves) for r in results)
+    results = generate_under_backpressure(MoveGenerator(core=core, legal=True), boards, 0.5)
     for board, result in zip(boards, results):
         model = generate(Position.from_board(board), legal=True)
         assert result.moves == model.moves, board.fen()

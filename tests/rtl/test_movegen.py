@@ -9,7 +9,8 @@ from hwmovegen.sim import testbench as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate
 from hwmovegen.sim.positions import random_boards
 
-from ..helpers import KIWIPETE, ONE_STEP_WALKS, PROMOTIONS, StreamMonitor, assert_matches_model
+from ..helpers import (KIWIPETE, ONE_STEP_WALKS, PROMOTIONS, assert_matches_model,
+                       generate_under_backpressure)
 
 
 def positions_under_test(suite):
@@ -36,20 +37,7 @@ def test_butterfly_layout_in_hardware(suite):
 
 def test_random_backpressure_gives_the_identical_stream(suite):
     boards = [r.board for r in suite[:7]] + [chess.Board(PROMOTIONS)] + random_boards(12, seed=5)
-    dut = MoveGenerator()
-    monitor = StreamMonitor(dut.moves)
-    results = []
-
-    async def bench(ctx):
-        for index, board in enumerate(boards):
-            results.append(await tb.generate(ctx, dut, board, ready=tb.random_ready(seed=index, probability=0.4)))
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.add_testbench(monitor.process, background=True)
-    sim.run()
-    assert not monitor.violations and monitor.transfers == sum(len(r.moves) for r in results)
+    results = generate_under_backpressure(MoveGenerator(), boards, 0.4)
     for board, result in zip(boards, results):
         assert_matches_model(board, result)
     assert sum(r.stalls for r in results) > 0
