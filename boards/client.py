@@ -8,12 +8,14 @@ top level (UART included) in Amaranth's simulator and moves bits on its pins.
 """
 
 import time
+from typing import NamedTuple
 
-from ..rtl.protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, MOVE_LENGTH, DONE_LENGTH,
-                            PONG_LENGTH, LAYOUT_IDS, CORE_IDS, crc8, frame)
+from ..rtl.protocol import (SYNC, FrameType, ErrorCode, ERROR_MEANINGS, PROTOCOL_VERSION, MOVE_LENGTH,
+                            DONE_LENGTH, PONG_LENGTH, FEATURE_LEGALITY, LAYOUT_IDS, CORE_IDS, crc8, frame,
+                            generate_payload)
 from ..sim.wire import counters_from_word, move_from_word, position_bytes
 
-__all__ = ["LinkError", "DeviceError", "FrameDecoder", "HostClient", "SerialTransport",
+__all__ = ["LinkError", "DeviceError", "FrameDecoder", "BoardInfo", "HostClient", "SerialTransport",
            "SimulatedDevBoard"]
 
 
@@ -27,10 +29,11 @@ class DeviceError(LinkError):
     def __init__(self, code):
         self.code = code
         try:
-            name = ErrorCode(code).name
+            code = ErrorCode(code)
         except ValueError:
-            name = f"code {code}"
-        super().__init__(f"the board reported {name}")
+            super().__init__(f"the board reported an unknown error (code {code})")
+        else:
+            super().__init__(f"the board reported {code.name}: {ERROR_MEANINGS[code]}")
 
 
 class FrameDecoder:
@@ -61,6 +64,14 @@ class FrameDecoder:
                 continue
             frames.append((body[0], body[2:]))
             del self.buffer[:4 + length]
+
+
+class BoardInfo(NamedTuple):
+    """What a board's PONG says."""
+    version: int
+    layout: str
+    core: str
+    legality: bool          # the bitstream has the legality stage
 
 
 class HostClient:
@@ -100,7 +111,7 @@ class HostClient:
         raise LinkError(f"expected an ERROR frame, got type 0x{frame_type:02x}")
 
     def ping(self):
-        """(protocol version, layout name, core name) of the board."""
+        """The board's :class:`BoardInfo`."""
         self.transport.write(frame(FrameType.PING))
         frame_type, payload = self._next_frame()
         if frame_type != FrameType.PONG or not payload:
@@ -110,12 +121,13 @@ class HostClient:
                             f"rebuild its bitstream with this version of hwmovegen")
         layouts = {v: k for k, v in LAYOUT_IDS.items()}
         cores = {v: k for k, v in CORE_IDS.items()}
-        return (payload[0], layouts.get(payload[1], f"layout {payload[1]}"),
-                cores.get(payload[2], f"core {payload[2]}"))
+        return BoardInfo(payload[0], layouts.get(payload[1], f"layout {payload[1]}"),
+                         cores.get(payload[2], f"core {payload[2]}"), bool(payload[3] & FEATURE_LEGALITY))
 
-    def generate(self, position):
-        """Moves (model Move objects, in emission order) and counters for a Position."""
-        self.transport.write(frame(FrameType.GENERATE, position_bytes(position)))
+    def generate(self, position, legal=False):
+        """Moves (model Move objects, in emission order) and counters for a Position:
+        the legal moves if ``legal`` (the board's legality stage), else the pseudo-legal ones."""
+        self.transport.write(frame(FrameType.GENERATE, generate_payload(position_bytes(position), legal)))
         moves = []
         while True:
             frame_type, payload = self._next_frame()
@@ -157,12 +169,12 @@ class SimulatedDevBoard:
     has been sent back.
     """
 
-    def __init__(self, layout="dense", core="walker", divisor=4, idle_timeout=400,
+    def __init__(self, layout="dense", core="walker", legal=False, divisor=4, idle_timeout=400,
                  cycles_per_second=200_000):
         from amaranth.sim import Simulator
         from ..rtl.hostlink import HostLinkTop
 
-        self.top = HostLinkTop(divisor, idle_timeout, layout, core)
+        self.top = HostLinkTop(divisor, idle_timeout, layout, core, legal)
         self.divisor = divisor
         self.cycles_per_second = cycles_per_second
         self.to_send = bytearray()

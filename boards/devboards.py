@@ -68,14 +68,16 @@ def check_baud(clock_hz, baud):
 class DevBoardTop(Elaboratable):
     """The host-link top on a dev board: its UART (the USB serial bridge), LED 0 lit while busy."""
 
-    def __init__(self, layout="dense", core="walker", baud=115_200):
+    def __init__(self, layout="dense", core="walker", baud=115_200, legal=False):
         self.layout = layout
         self.core = core
         self.baud = baud
+        self.legal = legal
 
     def elaborate(self, platform):
         m = Module()
-        link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, self.layout, self.core)
+        link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, self.layout, self.core,
+                                     self.legal)
         m.submodules.link = link
         # every subsignal raw (the ULX3S's UART also has RTS/DTR), buffered here
         subsignals = platform.lookup("uart", 0).ios
@@ -87,8 +89,9 @@ class DevBoardTop(Elaboratable):
         return m
 
 
-def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115_200):
-    """Build the bitstream for a dev board into ``out_dir``; return a report dict."""
+def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115_200, legal=False):
+    """Build the bitstream for a dev board into ``out_dir``; return a report dict.
+    ``legal``: with the legality stage (GENERATE may then ask for legal moves)."""
     board = get_dev_board(board_name)
     target = TARGETS[board.target]
     platform = board.platform()
@@ -100,9 +103,10 @@ def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115
     build_dir = out_dir / "build"
     start = time.perf_counter()
     try:
-        parsed = run_flow(platform, DevBoardTop(layout, core, baud), build_dir)
+        parsed = run_flow(platform, DevBoardTop(layout, core, baud, legal), build_dir)
     except DoesNotFit as error:
-        raise DoesNotFit(f"the {core} core with the host link does not fit the {target.device} of the "
+        stage = " and the legality stage" if legal else ""
+        raise DoesNotFit(f"the {core} core with the host link{stage} does not fit the {target.device} of the "
                          f"{board.name}: {error}, the device has {target.logic_capacity}") from None
     bitstream = out_dir / f"hwmovegen-{board.name}{board.bitstream_suffix}"
     shutil.copyfile(build_dir / f"top{board.bitstream_suffix}", bitstream)
@@ -113,6 +117,7 @@ def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115
         "fpga": target.device,
         "layout": layout,
         "core": core,
+        "legal": legal,
         "baud": baud,
         "clock_mhz": platform.default_clk_frequency / 1e6,
         "fmax_mhz": round(parsed["fmax_mhz"], 2) if parsed["fmax_mhz"] else None,

@@ -34,6 +34,8 @@ def register(subparsers):
     p.add_argument("--out", metavar="DIR", default="build", help="output folder (default: build)")
     add_layout(p)
     add_core(p)
+    p.add_argument("--legal", action="store_true",
+                   help="with the legality stage: the host may ask for legal moves (board --legal)")
     p.add_argument("--baud", type=positive_int, default=115_200, help="UART baud rate (default 115200)")
     add_json(p)
 
@@ -48,6 +50,7 @@ def register(subparsers):
                    help="seconds to wait for a reply (default 2; simulated seconds with --sim)")
     add_layout(p)
     add_core(p)
+    add_legal(p)
     add_json(p)
 
 
@@ -102,12 +105,13 @@ def _synth(args):
 
 
 def _build(args):
-    report = build_bitstream(args.board, args.out, layout=args.layout, core=args.core, baud=args.baud)
+    report = build_bitstream(args.board, args.out, layout=args.layout, core=args.core, baud=args.baud,
+                             legal=args.legal)
     if args.json:
         print(json.dumps(report))
         return 0
     print(f'{report["board"]} ({report["fpga"]}), {report["core"]} core, {report["layout"]} layout, '
-          f'{report["baud"]} baud')
+          f'{"legality stage, " if report["legal"] else ""}{report["baud"]} baud')
     print(f'clock {report["clock_mhz"]} MHz, routed fmax {report["fmax_mhz"]} MHz')
     print("utilization " + ", ".join(f"{cell} {used}" for cell, used in report["utilization"].items()))
     print(f'bitstream {report["bitstream"]}')
@@ -119,25 +123,30 @@ def _board(args):
         raise CliError("give --port PORT (a board) or --sim (the simulated board)")
     records = positions(args)
     if args.sim:
-        transport = SimulatedDevBoard(layout=args.layout, core=args.core)
+        transport = SimulatedDevBoard(layout=args.layout, core=args.core, legal=args.legal)
     else:
         transport = SerialTransport(args.port, args.baud)
     client = HostClient(transport, timeout=args.timeout)
-    version, layout, core = client.ping()
+    info = client.ping()
+    layout, core = info.layout, info.core
+    if args.legal and not info.legality:
+        raise CliError("the board's bitstream has no legality stage: build it with --legal, "
+                        "or leave out --legal for the pseudo-legal moves")
     if not args.json:
-        print(f"# board: protocol {version}, {core} core, {layout} layout")
+        stage = ", legality stage" if info.legality else ""
+        print(f"# board: protocol {info.version}, {core} core, {layout} layout{stage}")
     failures = 0
     for record in records:
         position = Position.from_board(record.board, check=False)
-        moves, counters = client.generate(position)
-        expected = generate(position, layout).moves
+        moves, counters = client.generate(position, legal=args.legal)
+        expected = generate(position, layout, legal=args.legal).moves
         matches = moves == expected
         failures += not matches
         uci = [m.uci() for m in moves]
         if args.json:
             counts = {name: value for name, value in counters.items() if name != "moves"}
             print(json.dumps({"fen": record.fen, "backend": "sim" if args.sim else "board", "core": core,
-                              "moves": uci, **counts, "matches_model": matches}), flush=True)
+                              "legal": args.legal, "moves": uci, **counts, "matches_model": matches}), flush=True)
             continue
         if len(records) > 1:
             print(f"# {record.fen}")

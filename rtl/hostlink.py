@@ -13,9 +13,9 @@ from amaranth.lib.wiring import In, Out
 
 from .board import LoadSignature
 from .movegen import MoveGenerator
-from .protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, REQUEST_LENGTHS, MOVE_LENGTH,
-                       DONE_LENGTH, PONG_LENGTH, LAYOUT_IDS, CORE_IDS, CRC)
-from .types import PLANES, PLANE_BYTES, Counters, Move
+from .protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, REQUEST_LENGTHS, OLD_GENERATE_LENGTH,
+                       MOVE_LENGTH, DONE_LENGTH, PONG_LENGTH, FEATURE_LEGALITY, LAYOUT_IDS, CORE_IDS, CRC)
+from .types import PLANES, PLANE_BYTES, POSITION_BYTES, Counters, GenerateFlags, Move
 from .uart import UARTReceiver, UARTTransmitter
 
 __all__ = ["FrameReceiver", "FrameSender", "ReplyFrame", "RequestExecutor", "HostLink", "HostLinkTop"]
@@ -124,7 +124,9 @@ class FrameReceiver(wiring.Component):
                 with m.If(got):
                     m.d.comb += crc.valid.eq(1)
                     m.d.sync += [req_length.eq(byte), index.eq(0)]
-                    with m.If(byte != expected):
+                    with m.If((req_type == FrameType.GENERATE) & (byte == OLD_GENERATE_LENGTH)):
+                        fail(ErrorCode.OLD_VERSION)     # never read a version-2 request as ours
+                    with m.Elif(byte != expected):
                         fail(ErrorCode.BAD_LENGTH)
                     with m.Elif(byte == 0):
                         m.next = "CHECK"
@@ -212,11 +214,17 @@ class FrameSender(wiring.Component):
 
 
 class RequestExecutor(wiring.Component):
-    """Serves checked requests on the generator and sends the replies and errors."""
+    """Serves checked requests on the generator and sends the replies and errors.
 
-    def __init__(self, layout_id, core_id):
+    ``legality``: the generator has the legality stage; a GENERATE's ``legal`` flag
+    drives ``all_moves`` low with ``start``. Without the stage, a legal request is
+    refused with ``NO_LEGALITY``.
+    """
+
+    def __init__(self, layout_id, core_id, legality=False):
         self.layout_id = layout_id
         self.core_id = core_id
+        self.legality = legality
         super().__init__({
             "requests": In(stream.Signature(8)),
             "read_addr": Out(range(MAX_REQUEST)),
@@ -226,6 +234,7 @@ class RequestExecutor(wiring.Component):
             "busy": Out(1),
             "load": Out(LoadSignature()),
             "start": Out(1),
+            "all_moves": Out(1),            # with start: the pseudo-legal moves, not the legal ones
             "start_ready": In(1),
             "generating": In(1),            # the generator's busy
             "moves": In(stream.Signature(Move)),
@@ -241,21 +250,36 @@ class RequestExecutor(wiring.Component):
                          frames.payload.length.eq(length), frames.payload.payload.eq(payload)]
 
         state_low = Signal(8)
+        flags = Signal(GenerateFlags)
         rank, plane = Signal(range(8)), Signal(range(PLANES + 1))
         rank_planes = Signal(8 * PLANES)
         state_at = PLANES * PLANE_BYTES     # the image: four planes of 8 bytes, then the state
+        features = FEATURE_LEGALITY if self.legality else 0
         with m.FSM(name="executor"):
             with m.State("IDLE"):
                 with m.If(self.errors.valid):
                     reply(FrameType.ERROR, 1, self.errors.payload)
                     m.d.comb += self.errors.ready.eq(frames.ready)
                 with m.Elif(self.requests.valid & (self.requests.payload == FrameType.PING)):
-                    reply(FrameType.PONG, PONG_LENGTH, Cat(Const(PROTOCOL_VERSION, 8),
-                                                           Const(self.layout_id, 8), Const(self.core_id, 8)))
+                    reply(FrameType.PONG, PONG_LENGTH, Cat(Const(PROTOCOL_VERSION, 8), Const(self.layout_id, 8),
+                                                           Const(self.core_id, 8), Const(features, 8)))
                     m.d.comb += self.requests.ready.eq(frames.ready)
-                with m.Elif(self.requests.valid):      # GENERATE: read the state bytes first
-                    m.d.comb += [self.requests.ready.eq(1), self.read_addr.eq(state_at)]
-                    m.next = "STATE_LOW"
+                with m.Elif(self.requests.valid):      # GENERATE: the flags, then the state bytes
+                    m.d.comb += [self.requests.ready.eq(1), self.read_addr.eq(POSITION_BYTES)]
+                    m.next = "FLAGS"
+            with m.State("FLAGS"):
+                m.d.comb += [self.busy.eq(1), self.read_addr.eq(state_at)]
+                read_flags = GenerateFlags(self.read_data[:len(flags.as_value())])
+                m.d.sync += flags.eq(read_flags)
+                m.next = "STATE_LOW"
+                if not self.legality:
+                    with m.If(read_flags.legal):
+                        m.next = "REFUSE"
+            with m.State("REFUSE"):
+                m.d.comb += self.busy.eq(1)
+                reply(FrameType.ERROR, 1, ErrorCode.NO_LEGALITY)
+                with m.If(frames.ready):
+                    m.next = "IDLE"
             with m.State("STATE_LOW"):
                 m.d.comb += [self.busy.eq(1), self.read_addr.eq(state_at + 1)]
                 m.d.sync += state_low.eq(self.read_data)
@@ -282,7 +306,7 @@ class RequestExecutor(wiring.Component):
                     m.d.comb += self.read_addr.eq(Mux(plane == PLANES - 1, 0, plane + 1) * PLANE_BYTES + rank)
                     m.d.sync += [rank_planes.eq(Cat(rank_planes[8:], self.read_data)), plane.eq(plane + 1)]
             with m.State("START"):
-                m.d.comb += [self.busy.eq(1), self.start.eq(self.start_ready)]
+                m.d.comb += [self.busy.eq(1), self.start.eq(self.start_ready), self.all_moves.eq(~flags.legal)]
                 with m.If(self.start_ready):
                     m.next = "STREAM"
             with m.State("STREAM"):         # one MOVE frame per move, then DONE with the counters
@@ -300,13 +324,15 @@ class RequestExecutor(wiring.Component):
 class HostLink(wiring.Component):
     """Receiver, executor and sender: request bytes in, reply bytes out, the generator driven."""
 
-    def __init__(self, layout_id, core_id, idle_timeout):
+    def __init__(self, layout_id, core_id, idle_timeout, legality=False):
         self.layout_id, self.core_id, self.idle_timeout = layout_id, core_id, idle_timeout
+        self.legality = legality
         super().__init__({
             "rx": In(stream.Signature(8, always_ready=True)),
             "tx": Out(stream.Signature(8)),
             "load": Out(LoadSignature()),
             "start": Out(1),
+            "all_moves": Out(1),
             "start_ready": In(1),
             "generating": In(1),
             "moves": In(stream.Signature(Move)),
@@ -317,7 +343,7 @@ class HostLink(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.receiver = receiver = FrameReceiver(self.idle_timeout)
-        m.submodules.executor = executor = RequestExecutor(self.layout_id, self.core_id)
+        m.submodules.executor = executor = RequestExecutor(self.layout_id, self.core_id, self.legality)
         m.submodules.sender = sender = FrameSender()
         wiring.connect(m, wiring.flipped(self.rx), receiver.rx)
         wiring.connect(m, receiver.requests, executor.requests)
@@ -329,7 +355,8 @@ class HostLink(wiring.Component):
         m.d.comb += [
             receiver.blocked.eq(executor.busy),
             receiver.read_addr.eq(executor.read_addr), executor.read_data.eq(receiver.read_data),
-            self.start.eq(executor.start), executor.start_ready.eq(self.start_ready),
+            self.start.eq(executor.start), self.all_moves.eq(executor.all_moves),
+            executor.start_ready.eq(self.start_ready),
             executor.generating.eq(self.generating),
             executor.counters.eq(self.counters), self.busy.eq(executor.busy),
         ]
@@ -337,31 +364,35 @@ class HostLink(wiring.Component):
 
 
 class HostLinkTop(wiring.Component):
-    """UART pins -> host link -> move generator."""
+    """UART pins -> host link -> move generator (with the legality stage if ``legal``)."""
 
     rx: In(1, init=1)
     tx: Out(1)
     busy: Out(1)
 
-    def __init__(self, divisor, idle_timeout, layout="dense", core="walker"):
+    def __init__(self, divisor, idle_timeout, layout="dense", core="walker", legal=False):
         self.divisor = divisor
         self.idle_timeout = idle_timeout
         self.layout = layout
         self.core = core
+        self.legal = legal
         super().__init__()
 
     @classmethod
-    def for_clock(cls, clock_hz, baud, layout="dense", core="walker", idle_timeout_s=0.005):
+    def for_clock(cls, clock_hz, baud, layout="dense", core="walker", legal=False, idle_timeout_s=0.005):
         """A top for a real clock: the divisor from the baud rate, a 5 ms idle timeout."""
         divisor = round(clock_hz / baud)
-        return cls(divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s)), layout, core)
+        return cls(divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s)), layout, core, legal)
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.receiver = receiver = UARTReceiver(self.divisor)
         m.submodules.transmitter = transmitter = UARTTransmitter(self.divisor)
-        m.submodules.link = link = HostLink(LAYOUT_IDS[self.layout], CORE_IDS[self.core], self.idle_timeout)
-        m.submodules.generator = generator = MoveGenerator(self.layout, self.core)
+        m.submodules.link = link = HostLink(LAYOUT_IDS[self.layout], CORE_IDS[self.core], self.idle_timeout,
+                                            legality=self.legal)
+        m.submodules.generator = generator = MoveGenerator(self.layout, self.core, legal=self.legal)
+        if self.legal:
+            m.d.comb += generator.all_moves.eq(link.all_moves)
         m.d.comb += [receiver.rx.eq(self.rx), self.tx.eq(transmitter.tx), self.busy.eq(link.busy)]
         wiring.connect(m, receiver.bytes, link.rx)
         wiring.connect(m, link.tx, transmitter.bytes)

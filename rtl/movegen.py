@@ -1,6 +1,6 @@
 """The top of the move generator: board RAM, a core and its ROMs."""
 
-from amaranth import Module, ResetInserter, Signal
+from amaranth import Module, Mux, ResetInserter, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -54,6 +54,10 @@ class MoveGenerator(wiring.Component):
         The counters of the current or last generation (:class:`~.types.Counters`). With
         ``legal=True``, ``moves``, ``stalls`` and ``cycles`` (the legality setup included)
         are counted at the legal stream; ``steps`` and ``promotion_nodes`` are the core's.
+    all_moves : In(1), with ``legal=True`` only
+        Sampled with ``start``: this position's pseudo-legal moves, the stage bypassed, with
+        the stream, ``done`` and counters of the plain core, cycle for cycle (the host link's
+        GENERATE without its ``legal`` flag). Low (the default), the legal moves.
     """
 
     def __init__(self, layout="dense", core="walker", legal=False):
@@ -71,6 +75,7 @@ class MoveGenerator(wiring.Component):
             "done": Out(1),
             "moves": Out(stream.Signature(Move)),
             "counters": Out(Counters),
+            **({"all_moves": In(1)} if legal else {}),
         })
 
     @property
@@ -104,23 +109,34 @@ class MoveGenerator(wiring.Component):
             ]
             return m
 
-        # legal: the stage filters the core's stream; the counters follow the legal stream
+        # legal: the stage filters the core's stream; the counters follow the legal stream.
+        # `bypass` (all_moves at start) hands the core's stream and counters out as they are.
         m.submodules.legality = stage = ResetInserter(self.abort)(LegalityStage())
-        wiring.connect(m, core.moves, stage.moves_in)
-        wiring.connect(m, wiring.flipped(self.moves), stage.moves_out)
         pending, active = Signal(1), Signal(1)      # the core is done / a position is under way
+        bypass = Signal(1)
         starting = self.start & self.start_ready
+        with m.If(starting):
+            m.d.sync += bypass.eq(self.all_moves)
         m.d.comb += [
             core.start.eq(starting),
-            self.start_ready.eq(core.start_ready & ~active),
-            stage.start.eq(starting), stage.planes.eq(board.planes), stage.state.eq(board.state),
+            # one position at a time, so that the stream's source never changes under a position
+            self.start_ready.eq(core.start_ready & ~active & ~core.busy),
+            stage.start.eq(starting & ~self.all_moves),
+            stage.planes.eq(board.planes), stage.state.eq(board.state),
         ]
         out = self.moves
+        with m.If(bypass):
+            m.d.comb += [out.valid.eq(core.moves.valid), out.payload.eq(core.moves.payload),
+                         core.moves.ready.eq(out.ready)]
+        with m.Else():
+            wiring.connect(m, core.moves, stage.moves_in)
+            m.d.comb += [out.valid.eq(stage.moves_out.valid), out.payload.eq(stage.moves_out.payload),
+                         stage.moves_out.ready.eq(out.ready)]
         transfer, stall = out.valid & out.ready, out.valid & ~out.ready
         finishing = (pending | core.done) & (~out.valid | out.ready)
         cycles, moves, stalls = Signal(32), Signal(32), Signal(32)
         result, done = Signal(Counters), Signal(1)
-        with m.If(starting):
+        with m.If(starting & ~self.all_moves):
             m.d.sync += [cycles.eq(1), moves.eq(0), stalls.eq(0), active.eq(1), pending.eq(0)]
         with m.Elif(active):
             m.d.sync += [cycles.eq(cycles + 1), moves.eq(moves + transfer), stalls.eq(stalls + stall)]
@@ -134,5 +150,7 @@ class MoveGenerator(wiring.Component):
         m.d.sync += done.eq(active & ~starting & finishing)
         with m.If(self.abort):
             m.d.sync += [active.eq(0), pending.eq(0), done.eq(0)]
-        m.d.comb += [self.busy.eq(active), self.done.eq(done), self.counters.eq(result)]
+        m.d.comb += [self.busy.eq(active | core.busy),
+                     self.done.eq(Mux(bypass, core.done, done)),
+                     self.counters.eq(Mux(bypass, core.counters, result))]
         return m

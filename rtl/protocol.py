@@ -1,4 +1,4 @@
-"""Host-link protocol, version 2: constants, the frame checksum and frame building (pure Python).
+"""Host-link protocol, version 3: constants, the frame checksum and frame building (pure Python).
 
 Every frame, in both directions::
 
@@ -10,11 +10,13 @@ payload. Multi-byte numbers are little-endian. Payload layouts come from
 :mod:`hwmovegen.rtl.types`:
 
 * ``PING`` (0x01), no payload: answered by ``PONG`` (0x81) with
-  ``[PROTOCOL_VERSION, layout id, core id]``.
+  ``[PROTOCOL_VERSION, layout id, core id, features]``; feature bit 0
+  (``FEATURE_LEGALITY``): the bitstream has the legality stage.
 * ``GENERATE`` (0x02): the position image (``types.position_image``: 32 bytes of
-  piece codes, then the ``BoardState`` bits). Answered by one ``MOVE`` (0x82)
-  frame per generated move, in emission order (the ``Move`` bits), then ``DONE``
-  (0x83) with the ``Counters`` bits.
+  piece codes, then the ``BoardState`` bits), then the ``GenerateFlags`` byte
+  (bit 0 ``legal``: the legal moves, else the pseudo-legal ones). Answered by one
+  ``MOVE`` (0x82) frame per generated move, in emission order (the ``Move``
+  bits), then ``DONE`` (0x83) with the ``Counters`` bits.
 
 Errors (FPGA to host), ``ERROR`` (0xEE) with one code byte:
 
@@ -23,30 +25,39 @@ Errors (FPGA to host), ``ERROR`` (0xEE) with one code byte:
   the line has been idle for the idle timeout.
 * ``TRUNCATED``: a frame stopped for longer than the idle timeout.
 * ``JUNK``: bytes outside any frame, reported once the line has been idle.
+* ``OLD_VERSION``: a GENERATE of the length version 2 used (no flags byte): the
+  host speaks an older protocol. Nothing is generated.
+* ``NO_LEGALITY``: a GENERATE asked for legal moves of a bitstream built
+  without the legality stage. Nothing is generated.
 
 After an error the FPGA hunts for the next ``0xA5``: a request sent after the
 error reply is served normally.
 
 Version history: 1 sent the state as ``white_to_move | castling << 1`` and
 ``ep_square | ep_valid << 7`` and PONG without the core; 2 sends the
-``BoardState`` bits as they are and names the core.
+``BoardState`` bits as they are and names the core; 3 adds the GENERATE flags
+byte (legal moves) and the PONG features byte.
 """
 
 from enum import IntEnum
 
 from amaranth.lib.crc import catalog
 
-from .types import Counters, Move, POSITION_BYTES, byte_length
+from .types import Counters, GenerateFlags, Move, POSITION_BYTES, byte_length, pack
 
-__all__ = ["PROTOCOL_VERSION", "SYNC", "FrameType", "ErrorCode", "REQUEST_LENGTHS", "MOVE_LENGTH",
-           "DONE_LENGTH", "PONG_LENGTH", "LAYOUT_IDS", "CORE_IDS", "CRC", "crc8", "frame"]
+__all__ = ["PROTOCOL_VERSION", "SYNC", "FrameType", "ErrorCode", "ERROR_MEANINGS", "REQUEST_LENGTHS",
+           "GENERATE_LENGTH", "OLD_GENERATE_LENGTH", "MOVE_LENGTH", "DONE_LENGTH", "PONG_LENGTH",
+           "FEATURE_LEGALITY", "LAYOUT_IDS", "CORE_IDS", "CRC", "crc8", "frame", "generate_payload"]
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 SYNC = 0xA5
 CRC = catalog.CRC8_SMBUS(data_width=8)
 MOVE_LENGTH = byte_length(Move)
 DONE_LENGTH = byte_length(Counters)
-PONG_LENGTH = 3
+PONG_LENGTH = 4
+FEATURE_LEGALITY = 1
+GENERATE_LENGTH = POSITION_BYTES + byte_length(GenerateFlags)
+OLD_GENERATE_LENGTH = POSITION_BYTES        # version 2: the image alone
 LAYOUT_IDS = {"dense": 0, "butterfly": 1}
 CORE_IDS = {"walker": 0, "fast": 1}
 
@@ -66,10 +77,25 @@ class ErrorCode(IntEnum):
     UNKNOWN_TYPE = 3
     TRUNCATED = 4
     JUNK = 5
+    OLD_VERSION = 6
+    NO_LEGALITY = 7
+
+
+# what the host tells its user for each error code
+ERROR_MEANINGS = {
+    ErrorCode.BAD_CHECKSUM: "a request failed its checksum",
+    ErrorCode.BAD_LENGTH: "a request had the wrong length for its type",
+    ErrorCode.UNKNOWN_TYPE: "a request had an unknown type",
+    ErrorCode.TRUNCATED: "a request stopped before its end",
+    ErrorCode.JUNK: "bytes arrived outside any frame",
+    ErrorCode.OLD_VERSION: f"a GENERATE of protocol version 2 arrived; the board speaks version {PROTOCOL_VERSION}",
+    ErrorCode.NO_LEGALITY: "legal moves were asked of a bitstream without the legality stage "
+                           "(build it with --legal)",
+}
 
 
 # The payload length of every request the FPGA accepts.
-REQUEST_LENGTHS = {FrameType.PING: 0, FrameType.GENERATE: POSITION_BYTES}
+REQUEST_LENGTHS = {FrameType.PING: 0, FrameType.GENERATE: GENERATE_LENGTH}
 
 
 def crc8(data):
@@ -79,3 +105,9 @@ def crc8(data):
 def frame(frame_type, payload=b""):
     body = bytes([int(frame_type), len(payload)]) + bytes(payload)
     return bytes([SYNC]) + body + bytes([crc8(body)])
+
+
+def generate_payload(image, legal=False):
+    """A GENERATE request's payload: the position image, then the flags."""
+    flags = pack(GenerateFlags, {"legal": int(legal)})
+    return bytes(image) + flags.to_bytes(byte_length(GenerateFlags), "little")

@@ -13,7 +13,7 @@ from amaranth import Shape
 from amaranth.lib import data
 
 __all__ = ["Move", "BoardState", "Counters", "COUNTER_WIDTH", "COUNTER_NAMES", "pack", "unpack",
-           "byte_length", "PLANES", "POSITION_BYTES", "PLANE_BYTES", "position_image"]
+           "byte_length", "PLANES", "POSITION_BYTES", "PLANE_BYTES", "position_image", "GenerateFlags"]
 
 COUNTER_WIDTH = 32
 
@@ -35,6 +35,11 @@ class BoardState(data.Struct):
     castling: 4        # hwmovegen.tables.CastleRight bits
     ep_valid: 1
     ep_square: 6
+
+
+class GenerateFlags(data.Struct):
+    """The options of a host-link GENERATE request: the byte after the position image."""
+    legal: 1           # the legal moves (the legality stage), not the pseudo-legal ones
 
 
 class Counters(data.Struct):

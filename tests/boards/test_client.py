@@ -7,11 +7,12 @@ import pytest
 
 from hwmovegen.boards.client import DeviceError, FrameDecoder, HostClient, SimulatedDevBoard
 from hwmovegen.cli import main
-from hwmovegen.rtl.protocol import PROTOCOL_VERSION, ErrorCode, FrameType, crc8, frame
-from hwmovegen.sim.model import Position, cycle_bound, generate
+from hwmovegen.rtl.protocol import PROTOCOL_VERSION, ErrorCode, FrameType, crc8, frame, generate_payload
+from hwmovegen.sim.model import Position, cycle_bound, generate, work
 from hwmovegen.sim.wire import position_bytes
 
 from ..helpers import EN_PASSANT, KIWIPETE, ONE_STEP_WALKS, PROMOTIONS
+from ..legal_positions import RULES
 
 POSITIONS = [KIWIPETE, PROMOTIONS, EN_PASSANT, ONE_STEP_WALKS[0]]
 
@@ -35,7 +36,7 @@ def assert_generates(client, fen):
 
 def test_ping(link):
     _, client = link
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker")
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False)
 
 
 @pytest.mark.parametrize("fen", POSITIONS)
@@ -46,8 +47,13 @@ def test_generate_over_the_uart_matches_the_model(link, fen):
 @pytest.mark.parametrize("garbage, code", [
     (b"\x00\x13hello", ErrorCode.JUNK),
     (frame(FrameType.PING)[:3], ErrorCode.TRUNCATED),
-    (frame(FrameType.GENERATE, position_bytes(Position.from_fen(chess.STARTING_FEN)))[:20],
+    (frame(FrameType.GENERATE, generate_payload(position_bytes(Position.from_fen(chess.STARTING_FEN))))[:20],
      ErrorCode.TRUNCATED),
+    # a version-2 host: the image without the flags byte
+    (frame(FrameType.GENERATE, position_bytes(Position.from_fen(chess.STARTING_FEN))), ErrorCode.OLD_VERSION),
+    # legal moves asked of a bitstream without the legality stage
+    (frame(FrameType.GENERATE, generate_payload(position_bytes(Position.from_fen(KIWIPETE)), legal=True)),
+     ErrorCode.NO_LEGALITY),
     (bytes([0xA5, 0x07, 0x00, crc8(b"\x07\x00")]), ErrorCode.UNKNOWN_TYPE),
     (bytes([0xA5, 0x02, 0x05, 1, 2, 3, 4, 5, 0]), ErrorCode.BAD_LENGTH),
     (frame(FrameType.PING)[:-1] + b"\x00", ErrorCode.BAD_CHECKSUM),
@@ -62,18 +68,18 @@ def test_bad_input_gets_an_error_and_the_link_recovers(link, garbage, code):
 
 def test_bad_checksum_on_a_generate_request(link):
     board, client = link
-    request = bytearray(frame(FrameType.GENERATE, position_bytes(Position.from_fen(POSITIONS[0]))))
+    request = bytearray(frame(FrameType.GENERATE, generate_payload(position_bytes(Position.from_fen(POSITIONS[0])))))
     request[10] ^= 0x40
     client.send_raw(request)
     assert client.expect_error() == ErrorCode.BAD_CHECKSUM
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker")
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False)
 
 
 def test_junk_right_before_a_request_is_skipped(link):
     board, client = link
     client.send_raw(b"\x00\x01\x02" + frame(FrameType.PING))   # no idle gap: no JUNK error
     frame_type, payload = client._next_frame()
-    assert frame_type == FrameType.PONG and payload == bytes([PROTOCOL_VERSION, 0, 0])
+    assert frame_type == FrameType.PONG and payload == bytes([PROTOCOL_VERSION, 0, 0, 0])
 
 
 def test_error_frames_raise_device_error(link):
@@ -132,3 +138,32 @@ def test_an_old_protocol_version_is_refused():
 
     with pytest.raises(Exception, match="protocol version 1.*rebuild"):
         HostClient(OldBoard(), timeout=0.1).ping()
+
+
+@pytest.mark.parametrize("core", ["walker", "fast"])
+def test_a_legal_board_serves_both_flags(core):
+    """With the legality stage: the legal stream when GENERATE asks for it, and the plain
+    core's stream and counters, cycle for cycle, when it does not."""
+    client = HostClient(SimulatedDevBoard(core=core, legal=True), timeout=0.5)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", core, True)
+    for name, fen, _, _ in RULES[:1] + RULES[13:14]:
+        position = Position.from_fen(fen)
+        moves, counters = client.generate(position, legal=True)
+        model = generate(position, legal=True)
+        assert moves == model.moves, name
+        assert counters["moves"] == len(model.moves) and counters["steps"] == work(model, core)
+        assert counters["cycles"] - counters["stalls"] <= cycle_bound(model, core)
+        moves, counters = client.generate(position)
+        plain = generate(position)
+        assert moves == plain.moves, name
+        assert counters["steps"] == work(plain, core)
+        assert counters["cycles"] - counters["stalls"] <= cycle_bound(plain, core)
+
+
+def test_cli_board_sim_legal(capsys):
+    fen = RULES[13][1]      # en passant exposing the king on the rank
+    assert main(["board", "--sim", "--legal", "--fen", fen, "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["legal"] is True and line["matches_model"] is True
+    assert line["moves"] == generate(Position.from_fen(fen), legal=True).uci()
+    assert "b5c6" not in line["moves"]

@@ -6,7 +6,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from hwmovegen.rtl.hostlink import FrameReceiver, FrameSender
-from hwmovegen.rtl.protocol import REQUEST_LENGTHS, ErrorCode, FrameType, crc8, frame
+from hwmovegen.rtl.protocol import OLD_GENERATE_LENGTH, REQUEST_LENGTHS, ErrorCode, FrameType, crc8, frame
 
 IDLE = 60       # idle timeout in cycles
 GENERATE = frame(FrameType.GENERATE, bytes(range(REQUEST_LENGTHS[FrameType.GENERATE])))
@@ -72,6 +72,7 @@ def test_requests_are_checked_and_buffered():
     (bytes([0xA5, 0x07, 0x00, crc8(b"\x07\x00")]), ErrorCode.UNKNOWN_TYPE),
     (bytes([0xA5, 0x02, 0x05, 1, 2, 3, 4, 5, 0]), ErrorCode.BAD_LENGTH),
     (PING[:-1] + bytes([PING[-1] ^ 0x5A]), ErrorCode.BAD_CHECKSUM),
+    (frame(FrameType.GENERATE, bytes(OLD_GENERATE_LENGTH)), ErrorCode.OLD_VERSION),    # version 2
     (GENERATE[:10] + bytes([GENERATE[10] ^ 0x40]) + GENERATE[11:], ErrorCode.BAD_CHECKSUM),
 ])
 def test_every_error_is_reported_and_the_next_request_served(garbage, code):

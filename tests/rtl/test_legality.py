@@ -48,3 +48,28 @@ def test_abort_during_the_setup_then_a_new_position():
     sim.add_testbench(bench)
     sim.run()
     assert results[0].moves == generate(Position.from_fen(RULES[0][1]), legal=True).moves
+
+
+@pytest.mark.parametrize("core", ["walker", "fast"])
+def test_all_moves_bypasses_the_stage_cycle_for_cycle(core):
+    """``all_moves`` at start: the plain core's stream and counters, exactly; the next
+    position without it is filtered again."""
+    fens = [KIWIPETE, RULES[0][1]]
+    plain = tb.simulate(fens, core=core)
+    dut = MoveGenerator(core=core, legal=True)
+    results = []
+
+    async def bench(ctx):
+        for fen in fens:
+            for all_moves in (1, 0):
+                ctx.set(dut.all_moves, all_moves)
+                results.append(await tb.generate(ctx, dut, fen))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    for index, fen in enumerate(fens):
+        bypassed, legal = results[2 * index], results[2 * index + 1]
+        assert bypassed == plain[index], fen
+        assert legal.moves == generate(Position.from_fen(fen), legal=True).moves, fen
