@@ -59,20 +59,28 @@ def _leaper_attacks(bits, jumps):
     return out
 
 
+def _reverse(value):
+    """A bitboard turned half a turn (square s to 63 - s): every direction becomes its opposite."""
+    return Cat(*[value[63 - s] for s in range(64)])
+
+
 def _fill(m, gen, empty, direction):
     """The squares a slider set ``gen`` attacks in ``direction`` over ``empty`` (the first
-    occupied square included): a Kogge-Stone occluded fill, shifts chosen by direction."""
+    occupied square included): a Kogge-Stone occluded fill. Directions 4..7 are 0..3
+    turned half a turn, so the shifts choose among four directions only."""
+    back, axis = direction[2], direction[:2]
+
     def step(value, k):
-        return Array(_shift(value, df * k, dr * k) for df, dr in _KING_DIRECTIONS)[direction]
+        return Array(_shift(value, df * k, dr * k) for df, dr in _KING_DIRECTIONS[:4])[axis]
 
     g, e = Signal(64), Signal(64)
-    m.d.comb += [g.eq(gen), e.eq(empty)]
+    m.d.comb += [g.eq(Mux(back, _reverse(gen), gen)), e.eq(Mux(back, _reverse(empty), empty))]
     for k in (1, 2, 4):
         g_next, e_next = Signal(64), Signal(64)
         m.d.comb += [g_next.eq(g | (e & step(g, k))), e_next.eq(e & step(e, k))]
         g, e = g_next, e_next
-    attacks = Signal(64)
-    m.d.comb += attacks.eq(step(g, 1))
+    forward, attacks = Signal(64), Signal(64)
+    m.d.comb += [forward.eq(step(g, 1)), attacks.eq(Mux(back, _reverse(forward), forward))]
     return attacks
 
 
@@ -217,9 +225,10 @@ class LegalityStage(wiring.Component):
                     with m.Case(2):
                         with m.If((first & sliders).any()):         # a checking slider
                             m.d.sync += [check_mask.eq(check_mask | ray), checks.eq(Mux(checks == 0, 1, 2))]
+                        pin_square = _index(m, first & own, "pin_square")
                         for d in range(8):
                             with m.If((direction == d) & (first & own).any() & (attacks & sliders).any()):
-                                m.d.sync += pinned[d].eq(Cat(_index(m, first & own, f"pin{d}"), 1))
+                                m.d.sync += pinned[d].eq(Cat(pin_square, 1))
                 m.d.sync += step.eq(step + 1)
                 with m.If(step == SETUP_STEPS - 1):
                     with m.If(~takers[0][1] & ~takers[1][1]):
