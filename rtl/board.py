@@ -14,7 +14,7 @@ from amaranth.lib.wiring import In, Out
 from .core import PLANES
 from .types import PLANES as PLANE_COUNT, BoardState
 
-__all__ = ["LoadSignature", "BoardRAM"]
+__all__ = ["LoadSignature", "EditSignature", "BoardRAM"]
 
 
 class LoadSignature(wiring.Signature):
@@ -37,8 +37,24 @@ class LoadSignature(wiring.Signature):
         })
 
 
+class EditSignature(wiring.Signature):
+    """How a move is applied to the board (:class:`~.apply.MoveApplier`): ``square_en``
+    writes piece ``code`` onto ``square``; ``state_en`` writes the state registers. The
+    load port wins over it."""
+
+    def __init__(self):
+        super().__init__({
+            "square_en": Out(1),
+            "square": Out(6),
+            "code": Out(PLANE_COUNT),
+            "state_en": Out(1),
+            "state": Out(BoardState),
+        })
+
+
 class BoardRAM(wiring.Component):
     load: In(LoadSignature())
+    edit: In(EditSignature())
     planes: Out(PLANES)
     state: Out(BoardState)
 
@@ -47,6 +63,7 @@ class BoardRAM(wiring.Component):
         load = self.load
         planes = [Signal(64, name=f"plane_{bit}") for bit in range(PLANE_COUNT)]
         state = Signal(BoardState)
+        edit = self.edit
         for bit, plane in enumerate(planes):
             for rank in range(8):
                 byte = plane[8 * rank:8 * rank + 8]
@@ -54,7 +71,11 @@ class BoardRAM(wiring.Component):
                     m.d.sync += byte.eq(load.rank_planes[bit])
                 with m.Elif(load.clear):
                     m.d.sync += byte.eq(0)
-        with m.If(self.load.state_en):
-            m.d.sync += state.eq(self.load.state)
+                with m.Elif(edit.square_en & (edit.square[3:] == rank)):
+                    m.d.sync += byte.bit_select(edit.square[:3], 1).eq(edit.code[bit])
+        with m.If(load.state_en):
+            m.d.sync += state.eq(load.state)
+        with m.Elif(edit.state_en):
+            m.d.sync += state.eq(edit.state)
         m.d.comb += [self.state.eq(state)] + [self.planes[bit].eq(plane) for bit, plane in enumerate(planes)]
         return m

@@ -1,12 +1,12 @@
 """Chess geometry -> Sandström move tables and ROM images (pure Python, no Amaranth)."""
 
 from .geometry import (TableKind, NodeKind, Node, CastleRight, chain, rays, castle_rays,
-                       castle_right_for, square_name, table_kind, piece_code, code_type,
+                       castle_right_for, castle_rook_move, rights_kept, square_name, table_kind, piece_code, code_type,
                        code_is_black, EMPTY)
 from .layouts import Layout, DenseLayout, ButterflyLayout, Decoded, LAYOUTS, get_layout
 
 __all__ = ["TableKind", "NodeKind", "Node", "CastleRight", "chain", "rays", "castle_rays",
-           "castle_right_for", "square_name", "table_kind", "piece_code", "code_type", "code_is_black",
+           "castle_right_for", "castle_rook_move", "rights_kept", "square_name", "table_kind", "piece_code", "code_type", "code_is_black",
            "EMPTY", "Layout", "DenseLayout", "ButterflyLayout", "Decoded", "LAYOUTS", "get_layout",
            "walk_chain"]
 

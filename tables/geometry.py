@@ -24,7 +24,7 @@ from enum import IntEnum
 
 __all__ = [
     "TableKind", "NodeKind", "Node", "CastleRight",
-    "chain", "rays", "square_name", "castle_right_for",
+    "chain", "rays", "square_name", "castle_right_for", "castle_rook_move", "rights_kept",
     "table_kind",
     "EMPTY", "piece_code", "code_type", "code_is_black",
 ]
@@ -93,6 +93,25 @@ def castle_right_for(to):
     black = to >= 56
     kingside = (to & 7) >= 4
     return CastleRight(1 << (2 * black + (0 if kingside else 1)))
+
+
+def castle_rook_move(king_to):
+    """(from, to) of the rook when the king castles onto ``king_to`` (g1, c1, g8 or c8)."""
+    rank = king_to & 56
+    return (rank + 7, rank + 5) if (king_to & 7) >= 4 else (rank, rank + 3)
+
+
+# the rights a piece leaving or reaching a square takes away: its king's or rook's home
+_RIGHTS_LOST = {4: CastleRight.WHITE_KINGSIDE | CastleRight.WHITE_QUEENSIDE, 7: CastleRight.WHITE_KINGSIDE,
+                0: CastleRight.WHITE_QUEENSIDE, 60: CastleRight.BLACK_KINGSIDE | CastleRight.BLACK_QUEENSIDE,
+                63: CastleRight.BLACK_KINGSIDE, 56: CastleRight.BLACK_QUEENSIDE}
+
+
+def rights_kept(square):
+    """The castling-rights bits that survive a move from or onto ``square`` (with the rights
+    held only while king and rook stand at home, a move there can only be theirs, or a capture
+    of the rook)."""
+    return 0b1111 & ~_RIGHTS_LOST.get(square, 0)
 
 
 @dataclass(frozen=True)
