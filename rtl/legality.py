@@ -180,10 +180,10 @@ class LegalityStage(wiring.Component):
         sliders = Mux(orth, opp_orth, opp_diag)
         first = ray & occ           # the first piece on the king's ray (registered ray)
 
-        in_ep = running & (step == SETUP_STEPS)
+        in_ep = Signal(1)           # the en-passant fills (after the 24 direction fills)
+        fill_direction, fill_phase = Signal(3), Signal(2)   # registered: (step - 1) // 3 and % 3
         ep_taker_square = Mux(ep_phase[0], takers[1][0], takers[0][0])
         one = Const(1, 64)
-        fill_direction, fill_phase = _div3(m, step - 1)
         m.d.comb += [direction.eq(Mux(in_ep, ep_direction, fill_direction)), phase.eq(fill_phase)]
         with m.If(in_ep):
             m.d.comb += [gen.eq(king),
@@ -198,7 +198,8 @@ class LegalityStage(wiring.Component):
         m.d.comb += self.ready.eq(finished)
         with m.If(self.start):
             m.d.sync += [running.eq(1), finished.eq(0), step.eq(0), ep_phase.eq(0), ep_direction.eq(0),
-                         checks.eq(0), ep_seen[0].eq(0), ep_seen[1].eq(0)]
+                         checks.eq(0), ep_seen[0].eq(0), ep_seen[1].eq(0), in_ep.eq(0),
+                         fill_direction.eq(0), fill_phase.eq(0)]
             m.d.sync += [p.eq(0) for p in pinned]
         with m.Elif(running):
             with m.If(step == 0):
@@ -229,12 +230,15 @@ class LegalityStage(wiring.Component):
                         for d in range(8):
                             with m.If((direction == d) & (first & own).any() & (attacks & sliders).any()):
                                 m.d.sync += pinned[d].eq(Cat(pin_square, 1))
-                m.d.sync += step.eq(step + 1)
+                m.d.sync += [step.eq(step + 1), fill_phase.eq(Mux(fill_phase == 2, 0, fill_phase + 1)),
+                             fill_direction.eq(fill_direction + (fill_phase == 2))]
                 with m.If(step == SETUP_STEPS - 1):
                     with m.If(~takers[0][1] & ~takers[1][1]):
                         m.d.sync += [running.eq(0), finished.eq(1)]
-                    with m.Elif(~takers[0][1]):
-                        m.d.sync += ep_phase.eq(1)
+                    with m.Else():
+                        m.d.sync += in_ep.eq(1)
+                        with m.If(~takers[0][1]):
+                            m.d.sync += ep_phase.eq(1)
             with m.Else():
                 # en passant: the king's rays with both pawns gone and the target filled
                 for i in range(2):
@@ -245,7 +249,7 @@ class LegalityStage(wiring.Component):
                     with m.If((ep_phase == 0) & takers[1][1]):
                         m.d.sync += ep_phase.eq(1)
                     with m.Else():
-                        m.d.sync += [running.eq(0), finished.eq(1)]
+                        m.d.sync += [running.eq(0), finished.eq(1), in_ep.eq(0)]
 
         # ---- the filter: a move in, its verdict registered with it
         move = self.moves_in.payload
@@ -272,14 +276,4 @@ class LegalityStage(wiring.Component):
             m.d.sync += out.valid.eq(0)
         m.d.comb += self.busy.eq(out.valid | running)
         return m
-
-
-def _div3(m, value):
-    """(value // 3, value % 3) of a small step number, as signals."""
-    quotient, remainder = Signal(3), Signal(2)
-    with m.Switch(value[:5]):
-        for v in range(3 * 8):
-            with m.Case(v):
-                m.d.comb += [quotient.eq(v // 3), remainder.eq(v % 3)]
-    return quotient, remainder
 
