@@ -5,11 +5,12 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..tables import get_layout
-from .board import BoardRAM, LoadSignature
+from .board import BoardRAM, EditSignature, LoadSignature
+from .core import PLANES
 from .rom import MoveTableROM
 from .fast import FastCore, NoRom
 from .legality import LegalityStage
-from .types import Counters, Move
+from .types import BoardState, Counters, Move
 from .walker import WalkerCore
 
 __all__ = ["MoveGenerator", "CORES", "generator_roms"]
@@ -58,14 +59,18 @@ class MoveGenerator(wiring.Component):
         Sampled with ``start``: this position's pseudo-legal moves, the stage bypassed, with
         the stream, ``done`` and counters of the plain core, cycle for cycle (the host link's
         GENERATE without its ``legal`` flag). Low (the default), the legal moves.
+    edit, planes, board_state : with ``editable=True`` only
+        The board's edit port (:class:`~.apply.MoveApplier` makes and unmakes moves through
+        it between generations) and the board as it stands.
     """
 
-    def __init__(self, layout="dense", core="walker", legal=False):
+    def __init__(self, layout="dense", core="walker", legal=False, editable=False):
         if core not in CORES:
             raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORES)})")
         self.layout = get_layout(layout) if isinstance(layout, str) else layout
         self.core = core
         self.legal = legal
+        self.editable = editable
         super().__init__({
             "load": In(LoadSignature()),
             "start": In(1),
@@ -76,6 +81,8 @@ class MoveGenerator(wiring.Component):
             "moves": Out(stream.Signature(Move)),
             "counters": Out(Counters),
             **({"all_moves": In(1)} if legal else {}),
+            **({"edit": In(EditSignature()), "planes": Out(PLANES), "board_state": Out(BoardState)}
+               if editable else {}),
         })
 
     @property
@@ -98,6 +105,9 @@ class MoveGenerator(wiring.Component):
         wiring.connect(m, wiring.flipped(self.load), board.load)
         wiring.connect(m, core.rom, rom.bus)
         m.d.comb += [core.planes.eq(board.planes), core.state.eq(board.state)]
+        if self.editable:
+            wiring.connect(m, wiring.flipped(self.edit), board.edit)
+            m.d.comb += [self.planes.eq(board.planes), self.board_state.eq(board.state)]
         if not self.legal:
             wiring.connect(m, wiring.flipped(self.moves), core.moves)
             m.d.comb += [

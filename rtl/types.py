@@ -13,7 +13,8 @@ from amaranth import Shape
 from amaranth.lib import data
 
 __all__ = ["Move", "BoardState", "Counters", "COUNTER_WIDTH", "COUNTER_NAMES", "pack", "unpack",
-           "byte_length", "PLANES", "POSITION_BYTES", "PLANE_BYTES", "position_image", "GenerateFlags"]
+           "byte_length", "PLANES", "POSITION_BYTES", "PLANE_BYTES", "position_image", "GenerateFlags",
+           "PerftCounters", "PERFT_COUNTER_WIDTH", "PERFT_COUNTER_NAMES"]
 
 COUNTER_WIDTH = 32
 
@@ -52,6 +53,20 @@ class Counters(data.Struct):
 
 
 COUNTER_NAMES = tuple(name for name, _ in Counters.as_shape())
+
+PERFT_COUNTER_WIDTH = 48           # start position depth 7 is 3.2e9 nodes; 48 bits count far past it
+
+
+class PerftCounters(data.Struct):
+    """The counters of a perft run in hardware (:class:`~hwmovegen.rtl.perft.PerftEngine`)."""
+    nodes: PERFT_COUNTER_WIDTH          # the leaves: legal moves counted at the last ply
+    cycles: PERFT_COUNTER_WIDTH         # from the cycle start is taken until done
+    generate_cycles: PERFT_COUNTER_WIDTH    # generating, the legality setup included
+    apply_cycles: PERFT_COUNTER_WIDTH   # making and unmaking
+    interior: PERFT_COUNTER_WIDTH       # nodes above the last ply: the generations that stored moves
+
+
+PERFT_COUNTER_NAMES = tuple(name for name, _ in PerftCounters.as_shape())
 
 
 @lru_cache(maxsize=None)
