@@ -182,12 +182,15 @@ class LegalityStage(wiring.Component):
 
         in_ep = Signal(1)           # the en-passant fills (after the 24 direction fills)
         fill_direction, fill_phase = Signal(3), Signal(2)   # registered: (step - 1) // 3 and % 3
-        ep_taker_square = Mux(ep_phase[0], takers[1][0], takers[0][0])
         one = Const(1, 64)
+        ep_empty = Signal(64)       # registered: the occupancy's holes with a taker's capture made
+
+        def ep_empty_for(taker):
+            return (~occ | (one << takers[taker][0]) | (one << taken)) & ~(one << ep_square)
+
         m.d.comb += [direction.eq(Mux(in_ep, ep_direction, fill_direction)), phase.eq(fill_phase)]
         with m.If(in_ep):
-            m.d.comb += [gen.eq(king),
-                         empty.eq((~occ | (one << ep_taker_square) | (one << taken)) & ~(one << ep_square))]
+            m.d.comb += [gen.eq(king), empty.eq(ep_empty)]
         with m.Elif(phase == 0):
             m.d.comb += [gen.eq(sliders), empty.eq(~occ | king)]
         with m.Elif(phase == 1):
@@ -203,6 +206,7 @@ class LegalityStage(wiring.Component):
             m.d.sync += [p.eq(0) for p in pinned]
         with m.Elif(running):
             with m.If(step == 0):
+                m.d.sync += ep_empty.eq(ep_empty_for(0))
                 knight_hits = _leaper_attacks(king, _KNIGHT_JUMPS) & opp_knights
                 # the squares from which an opponent pawn would capture onto the king
                 pawn_hits = Mux(white, _leaper_attacks(king, ((-1, 1), (1, 1))),
@@ -238,7 +242,7 @@ class LegalityStage(wiring.Component):
                     with m.Else():
                         m.d.sync += in_ep.eq(1)
                         with m.If(~takers[0][1]):
-                            m.d.sync += ep_phase.eq(1)
+                            m.d.sync += [ep_phase.eq(1), ep_empty.eq(ep_empty_for(1))]
             with m.Else():
                 # en passant: the king's rays with both pawns gone and the target filled
                 for i in range(2):
@@ -247,7 +251,7 @@ class LegalityStage(wiring.Component):
                 m.d.sync += ep_direction.eq(ep_direction + 1)
                 with m.If(ep_direction == 7):
                     with m.If((ep_phase == 0) & takers[1][1]):
-                        m.d.sync += ep_phase.eq(1)
+                        m.d.sync += [ep_phase.eq(1), ep_empty.eq(ep_empty_for(1))]
                     with m.Else():
                         m.d.sync += [running.eq(0), finished.eq(1), in_ep.eq(0)]
 
