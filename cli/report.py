@@ -125,8 +125,8 @@ def run(args):
             ("page", str(path)),
             ("positions", f"{len(views)} on the {args.core} core: {moves} {'legal ' if args.legal else ''}moves "
                           f"in {cycles} cycles"),
-            *[(s.core, f"{s.moves_per_cycle:.4f} moves/cycle over {what} "
-                       f"({'back to back' if s.back_to_back else 'one at a time'})") for s in sweeps],
+            *[(s.core, f"{s.moves_per_cycle:.4f} moves/cycle {'back to back' if s.back_to_back else 'one at a time'} "
+                       f"over {what}") for s in sweeps],
         ])
     if differ:
         raise FlowError(f"{len(differ)} of {len(views)} streams differ from the golden model (marked on the "

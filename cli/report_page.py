@@ -297,7 +297,7 @@ def _figure_svg(figure, prefix):
 def histogram_svg(sweeps, prefix):
     import matplotlib
     with matplotlib.rc_context({"font.size": 9}):
-        figure = _figure(6.4, 3.2)
+        figure = _figure(5.8, 3.0)
         axes = figure.add_subplot()
         top = max([1.0] + [max(s.rates, default=0) for s in sweeps])
         bins = [i / 40 for i in range(int(top * 40) + 2)]
@@ -314,7 +314,7 @@ def histogram_svg(sweeps, prefix):
 def scatter_svg(sweeps, prefix):
     import matplotlib
     with matplotlib.rc_context({"font.size": 9}):
-        figure = _figure(6.4, 3.2)
+        figure = _figure(5.8, 3.0)
         axes = figure.add_subplot()
         for sweep in sweeps:
             axes.scatter(sweep.moves, sweep.cycles, s=9, alpha=0.6, color=CORE_COLOURS.get(sweep.core),
@@ -377,7 +377,7 @@ article h3 { font-weight: 600; } article h3 code { font-weight: normal; color: #
 .board-svg { width: 400px; height: 400px; flex: none; }
 .side { flex: 1; min-width: 320px; }
 table { border-collapse: collapse; font-size: 0.9em; }
-th, td { padding: 0.15em 0.6em; text-align: right; border-bottom: 1px solid #eee; }
+th, td { padding: 0.15em 0.6em; text-align: right; border-bottom: 1px solid #eee; white-space: nowrap; }
 th:first-child, td.text { text-align: left; }
 .verdict.ok { color: #1f7a33; } .verdict.bad { color: #b00020; font-weight: bold; }
 ul.moves { columns: 5 6em; list-style: none; padding: 0; font-family: ui-monospace, monospace; font-size: 0.85em; }
@@ -388,6 +388,7 @@ ul.moves .n { display: inline-block; min-width: 2em; color: #555; }
 .charts { display: flex; flex-wrap: wrap; gap: 1em; }
 .chart-svg { max-width: 100%; height: auto; }
 .missing { color: #b00020; } .nofit { color: #8a5a00; }
+.wide { overflow-x: auto; }
 """
 
 
@@ -471,7 +472,8 @@ def _summary_html(sweeps, names, what):
                             f'<td data-core="{s.core}" data-key="cycles">{s.cycles[i]}</td>'
                             f'<td>{s.rates[i]:.3f}</td>' for s in sweeps)
             body.append(f'<tr data-index="{i}"><td class="text">{_e(name)}</td>{cells}</tr>')
-        out += (f'<table class="per-position"><tr><th>position</th>{head}</tr>' + "".join(body) + "</table>")
+        out += (f'<div class="wide"><table class="per-position"><tr><th>position</th>{head}</tr>' + "".join(body)
+                + "</table></div>")
     else:
         out += f"<p>{len(names)} positions: the per-position figures are in the charts (or <code>hwmovegen moves --json</code>).</p>"
     return out
@@ -502,9 +504,9 @@ def _synth_html(rows):
                 + cell("luts") + cell("ffs") + cell("brams", f'{report["brams"]} / {report["brams_available"]}')
                 + cell("moves_per_cycle") + cell("mmoves_per_s")
                 + f'<td class="text">seed {_e(report.get("seed"))}, {_e(report.get("saved", ""))}</td></tr>')
-    return ('<table class="synth"><tr><th>target</th><th>core</th><th>fmax (MHz, routed)</th><th>goal</th>'
+    return ('<div class="wide"><table class="synth"><tr><th>target</th><th>core</th><th>fmax (MHz, routed)</th><th>goal</th>'
             '<th>logic cells</th><th>LUTs</th><th>FFs</th><th>block RAMs</th><th>moves/cycle</th><th>M moves/s</th>'
-            '<th>report</th></tr>' + "".join(body) + "</table>"
+            '<th>report</th></tr>' + "".join(body) + "</table></div>"
             f'<div class="charts">{synth_svg(rows, "chart-synthesis")}</div>')
 
 
