@@ -13,6 +13,7 @@ from ..sim.positions import random_boards
 from ..sim.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_positions,
                      add_ready, backend, log, positive_int, positions, print_rows, progress)
+from .report_page import CoreSweep, Entry, PositionView, SynthRow, page
 
 __all__ = ["register", "run"]
 
@@ -50,7 +51,6 @@ def run(args):
         import yowasp_wavedrom  # noqa: F401
     except ImportError as error:
         raise CliError(f"report needs the plotting libraries ({error.name} is not installed): {INSTALL}") from None
-    from .report_page import CoreSweep, Entry, PositionView, SynthRow, page
 
     records = positions(args)
     try:
@@ -68,7 +68,7 @@ def run(args):
                 result, samples = chosen.trace(record.board)
             except RuntimeError as error:
                 raise FlowError(f"{record.fen}: {error}") from None
-            views.append(_view(record, result, samples, args, Entry, PositionView))
+            views.append(_view(record, result, samples, args))
             bar.update()
     finally:
         bar.close()
@@ -81,9 +81,9 @@ def run(args):
         names = [record.name or record.fen for record in records]
         what = f"the {len(boards)} position{'s' if len(boards) > 1 else ''} above"
     names = names or [board.fen() for board in boards]
-    sweeps = [_sweep(args, core, boards, CoreSweep) for core in CORES]
+    sweeps = [_sweep(args, core, boards) for core in CORES]
 
-    rows = _synth_rows(args, say, SynthRow)
+    rows = _synth_rows(args, say)
     missing = [f"{row.target} {row.core}" for row in rows if row.report is None]
     if missing and say:
         say(f"no synthesis report yet for {', '.join(missing)}: the page shows them as missing "
@@ -93,7 +93,7 @@ def run(args):
               + ("legal moves (legality stage)" if args.legal else "pseudo-legal moves")
               + f", simulated with {chosen.name}, moves.ready "
               + ("always high" if args.ready >= 1 else f"high with probability {args.ready} (seed {args.seed})"))
-    note = ("Synthesized now (--synth)" if args.synth else "The last report `hwmovegen synth` kept") + (
+    note = ("Synthesized now (--synth)" if args.synth else "The last report hwmovegen synth kept") + (
         " for each target and core" + (" with the legality stage" if args.legal else "")
         + f" ({args.layout} layout): the routed fmax and the area in a register harness; moves/s is the fmax times "
           f"the core's moves per cycle over {RATE_POSITIONS} random positions (seed 1) in one batch.")
@@ -134,7 +134,7 @@ def run(args):
     return 0
 
 
-def _entries(stream, pseudo, Entry):
+def _entries(stream, pseudo):
     """The core's moves in its order: those of the stream numbered, the others (dropped) not."""
     entries, taken = [], 0
     for move in pseudo:
@@ -149,13 +149,13 @@ def _entries(stream, pseudo, Entry):
     return entries
 
 
-def _view(record, result, samples, args, Entry, PositionView):
+def _view(record, result, samples, args):
     position = Position.from_board(record.board, check=False)
     pseudo = generate(position, args.layout).moves
     expected = generate(position, args.layout, legal=True).moves if args.legal else pseudo
     counters = {"moves": len(result.moves), **result.counters()}
     if args.legal:
-        entries = _entries(result.moves, pseudo, Entry)
+        entries = _entries(result.moves, pseudo)
         dropped = sum(entry.number is None for entry in entries)
         counters.update(generated=len(result.moves) + dropped, dropped=dropped)
     else:
@@ -164,7 +164,7 @@ def _view(record, result, samples, args, Entry, PositionView):
                         result.moves == expected)
 
 
-def _sweep(args, core, boards, CoreSweep):
+def _sweep(args, core, boards):
     """Every position on ``core``, in batches of the standard size (back to back where the core can)."""
     chosen = backend(args, core=core, ready_probability=args.ready, seed=args.seed)
     results, span = [], 0
@@ -184,7 +184,7 @@ def _sweep(args, core, boards, CoreSweep):
                      sum(r.stalls for r in results), span)
 
 
-def _synth_rows(args, say, SynthRow):
+def _synth_rows(args, say):
     rows = []
     for name, target in TARGETS.items():
         for core in CORES:

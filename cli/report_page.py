@@ -510,6 +510,13 @@ def _synth_html(rows):
             f'<div class="charts">{synth_svg(rows, "chart-synthesis")}</div>')
 
 
+def _dropped_note(views):
+    if not any("generated" in view.counters for view in views):
+        return ""
+    return ("<p>With the legality stage the hardware's stream holds the legal moves only: the moves it dropped "
+            "are the golden model's pseudo-legal stream less that stream (grey, dashed, not numbered).</p>")
+
+
 def page(views, core, config, sweeps, sweep_names, sweep_what, synth_rows, synth_note):
     """The whole page as a string."""
     version = metadata.version("hwmovegen")
@@ -527,7 +534,7 @@ def page(views, core, config, sweeps, sweep_names, sweep_what, synth_rows, synth
 <p>Each position generated on its own: an arrow per generated move, numbered in the stream's order at its head
 (hover for the move), the counters of the hardware, and the cycles from the one that takes <code>start</code>
 to <code>done</code> as the simulation recorded them, each move labelled in the cycle it leaves.</p>
-{_legend()}
+{_dropped_note(views)}{_legend()}
 {positions}
 </section>
 <section id="summary"><h2>Summary</h2>
