@@ -8,6 +8,11 @@ platform, asks nextpnr for a JSON report (``--report``) with
 ``--timing-allow-fail`` against a clock constraint above the goal, so the routed
 fmax is measured rather than checked, and reads utilisation from nextpnr and
 cell counts from Yosys's ``stat -json``.
+
+``rated_synth`` adds the core's moves/s (the routed fmax times the moves per cycle the
+compiled model sustains) and keeps the report, or the verdict that the design does not fit,
+as the last report of its configuration in the cache (``saved_report``; ``hwmovegen report``
+reads them from there).
 """
 
 import json
@@ -24,11 +29,11 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import io, wiring
 
 from ..rtl import MoveGenerator, generator_roms
-from ..sim.toolchain import tool
+from ..sim.toolchain import cache_dir, tool
 from .targets import get_target
 
-__all__ = ["SynthError", "BadRequest", "DoesNotFit", "CoreHarness", "synth", "run_flow", "tool_environment", "check_out_dir",
-           "check_fits"]
+__all__ = ["SynthError", "BadRequest", "DoesNotFit", "CoreHarness", "synth", "rated_synth", "saved_report",
+           "run_flow", "tool_environment", "check_out_dir", "check_fits"]
 
 
 class SynthError(RuntimeError):
@@ -137,7 +142,7 @@ def check_fits(target, layout, core):
     """Refuse, before any work, a configuration whose ROMs exceed the target's block RAMs."""
     needed = target.block_rams(generator_roms(layout, core))
     if needed > target.bram_capacity:
-        raise BadRequest(f"the {core} core with the {layout} layout does not fit the {target.name}: its ROMs "
+        raise DoesNotFit(f"the {core} core with the {layout} layout does not fit the {target.name}: its ROMs "
                          f"need {needed} block RAMs, the device has {target.bram_capacity}")
     return needed
 
@@ -261,3 +266,50 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
         "critical_path": parsed["critical_path"],
         "seconds": round(time.perf_counter() - start, 1),
     }
+
+
+def _report_path(target, core, layout, legal):
+    return cache_dir("synth") / f"{target}-{core}-{layout}{'-legal' if legal else ''}.json"
+
+
+def saved_report(target, core, layout="dense", legal=False):
+    """The last report ``rated_synth`` kept for this configuration, or None. A design that
+    did not fit has ``does_not_fit`` (the reason) instead of figures."""
+    path = _report_path(target, core, layout, legal)
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _save_report(report):
+    path = _report_path(report["target"], report["core"], report["layout"], report["legal"])
+    report = {**report, "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(report, indent=1) + "\n")
+    os.replace(temporary, path)
+
+
+def _stream_rate(layout, core, legal):
+    """The core's moves/cycle over the standard batch, from the compiled model (None without g++)."""
+    from ..sim.bench import stream_rate
+    from ..sim.cxxrtl import CxxrtlBackend
+    from ..sim.toolchain import cxx_compiler
+    return stream_rate(CxxrtlBackend(layout, core, legal=legal)) if cxx_compiler() else None
+
+
+def rated_synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False):
+    """:func:`synth` plus the core's moves/cycle (``moves_per_cycle``, from the compiled model
+    over the standard batch) and moves/s (``mmoves_per_s``, millions); the report, or the
+    :class:`DoesNotFit` verdict, is kept as this configuration's last (:func:`saved_report`)."""
+    try:
+        report = synth(target_name, layout=layout, core=core, build_dir=build_dir, seed=seed, legal=legal)
+    except DoesNotFit as error:
+        _save_report({"target": target_name, "layout": layout if isinstance(layout, str) else layout.name,
+                      "core": core, "legal": legal, "seed": seed, "does_not_fit": str(error)})
+        raise
+    rate = _stream_rate(layout, core, legal)
+    report["moves_per_cycle"] = rate and round(rate, 4)
+    report["mmoves_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
+    _save_report(report)
+    return report

@@ -12,8 +12,8 @@ from ..sim.model import parse_fen
 from ..tables import LAYOUTS
 
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
-           "add_positions", "positive_int", "positions", "log", "progress", "print_rows", "print_table",
-           "backend"]
+           "add_positions", "add_ready", "positive_int", "probability", "positions", "log", "progress", "print_rows",
+           "print_table", "backend"]
 
 
 class CliError(Exception):
@@ -47,6 +47,22 @@ def positive_float(text):
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive, not {text}")
     return value
+
+
+def probability(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a probability in (0, 1], not {text!r}")
+    return value
+
+
+def add_ready(parser):
+    parser.add_argument("--ready", type=probability, default=1.0, metavar="P",
+                        help="cxxrtl: random backpressure, the stream's ready high with probability P (0 < P <= 1) "
+                             "each cycle (default 1)")
 
 
 def add_json(parser):
@@ -120,12 +136,13 @@ def progress(args, total, unit="pos"):
     return tqdm(total=total, unit=unit, leave=False)
 
 
-def backend(args, **options):
-    """The backend the options name, built now so that a failure is one clean line."""
+def backend(args, core=None, **options):
+    """The backend the options name (``core``: another core than ``--core``), built now so
+    that a failure is one clean line."""
     from ..sim.backends import get_backend
     from ..sim.cxxrtl import BackendUnavailable
     try:
-        chosen = get_backend(args.backend, layout=args.layout, core=args.core, log=log(args),
+        chosen = get_backend(args.backend, layout=args.layout, core=core or args.core, log=log(args),
                              legal=getattr(args, "legal", False), **options)
         if chosen.name == "cxxrtl":
             chosen.prepare()

@@ -4,7 +4,7 @@ import json
 
 from ..boards.client import HostClient, LinkError, SerialTransport, SimulatedDevBoard
 from ..boards.devboards import DEV_BOARDS, build_bitstream
-from ..boards.synth import BadRequest, SynthError, synth
+from ..boards.synth import BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
 from ..sim.model import Position, generate
 from ..sim.toolchain import ToolMissing
@@ -65,20 +65,9 @@ def run(args):
         raise FlowError(str(error)) from None
 
 
-def _stream_rate(layout, core, legal=False):
-    """The core's moves/cycle over the standard batch, from the compiled model (None without g++)."""
-    from ..sim.bench import stream_rate
-    from ..sim.cxxrtl import CxxrtlBackend
-    from ..sim.toolchain import cxx_compiler
-    return stream_rate(CxxrtlBackend(layout, core, legal=legal)) if cxx_compiler() else None
-
-
 def _synth(args):
-    report = synth(args.target, layout=args.layout, core=args.core, build_dir=args.out, seed=args.seed,
-                   legal=args.legal)
-    rate = _stream_rate(args.layout, args.core, args.legal)
-    report["moves_per_cycle"] = rate and round(rate, 4)
-    report["mmoves_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
+    report = rated_synth(args.target, layout=args.layout, core=args.core, build_dir=args.out, seed=args.seed,
+                         legal=args.legal)
     if args.json:
         print(json.dumps(report))
         return 0

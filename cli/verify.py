@@ -1,26 +1,15 @@
 """``hwmovegen compare`` and ``hwmovegen bench``: hardware against the model, and figures."""
 
-import argparse
 import json
 
 from ..sim.bench import RATE_POSITIONS, legality_overhead, perft_rows, position_rows, stream_rate
 from ..sim.compare import compare
 from ..sim.epd import bundled_suites, cpw_records, read_epd_files
 from ..sim.positions import random_boards
-from .common import (FlowError, add_backend, add_core, add_json, add_layout, add_legal, backend, log, positive_int,
-                     print_rows, progress)
+from .common import (FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_ready, backend, log,
+                     positive_int, print_rows, progress)
 
 __all__ = ["register", "run"]
-
-
-def _probability(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be a probability in (0, 1], not {text!r}")
-    return value
 
 
 def register(subparsers):
@@ -33,9 +22,7 @@ def register(subparsers):
     p.add_argument("--random", type=positive_int, metavar="N", help="add N positions from seeded random games")
     p.add_argument("--seed", type=int, default=1, help="seed of --random and of --ready (default 1)")
     p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
-    p.add_argument("--ready", type=_probability, default=1.0, metavar="P",
-                   help="cxxrtl: random backpressure, the stream's ready high with probability P (0 < P <= 1) "
-                        "each cycle (default 1)")
+    add_ready(p)
     add_backend(p, hardware_only=True)
     add_layout(p)
     add_core(p)

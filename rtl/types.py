@@ -12,7 +12,7 @@ from functools import lru_cache
 from amaranth import Shape
 from amaranth.lib import data
 
-__all__ = ["Move", "BoardState", "Counters", "COUNTER_WIDTH", "COUNTER_NAMES", "pack", "unpack",
+__all__ = ["Move", "BoardState", "Counters", "COUNTER_WIDTH", "COUNTER_NAMES", "CycleSample", "pack", "unpack",
            "byte_length", "PLANES", "POSITION_BYTES", "PLANE_BYTES", "position_image", "GenerateFlags",
            "PerftCounters", "PERFT_COUNTER_WIDTH", "PERFT_COUNTER_NAMES"]
 
@@ -67,6 +67,18 @@ class PerftCounters(data.Struct):
 
 
 PERFT_COUNTER_NAMES = tuple(name for name, _ in PerftCounters.as_shape())
+
+
+class CycleSample(data.Struct):
+    """One clock cycle of a MoveGenerator's handshake, as a simulation records it (the
+    CXXRTL driver's trace words, the pysim testbench's trace): the inputs the driver set
+    and the outputs sampled at the clock edge."""
+    start: 1
+    start_ready: 1
+    busy: 1
+    moves_valid: 1
+    moves_ready: 1
+    done: 1
 
 
 @lru_cache(maxsize=None)

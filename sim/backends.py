@@ -50,6 +50,19 @@ class PysimBackend:
         positions = [Position.from_board(board, check=False) for board in boards]
         return simulate(positions, self.layout, self.core, vcd=self.vcd_path, legal=self.legal)
 
+    def trace(self, board):
+        """One position on its own, every cycle recorded: its Generation and its cycle
+        trace from the cycle that takes ``start`` to its ``done`` (:mod:`.trace`), checked
+        against its counters."""
+        from . import trace as cycle_trace
+        from .testbench import simulate
+        traces = []
+        result = simulate([Position.from_board(board, check=False)], self.layout, self.core, legal=self.legal,
+                          traces=traces)[0]
+        samples = cycle_trace.window(traces[0])
+        cycle_trace.check(result, samples)
+        return result, samples
+
     def generate(self, board):
         """One position on a simulator kept alive between calls (perft calls this per node)."""
         if self.vcd_path:

@@ -20,7 +20,8 @@ import time
 from importlib import metadata, resources
 from pathlib import Path
 
-from ..rtl.types import BoardState, PLANES, PLANE_BYTES, POSITION_BYTES, byte_length
+from ..rtl.types import BoardState, CycleSample, PLANES, PLANE_BYTES, POSITION_BYTES, byte_length, pack
+from . import trace as cycle_trace
 from .model import Generation
 from .toolchain import ToolMissing, cache_dir, cxx_compiler, tool
 from .wire import board_bytes, counters_from_word, move_from_word, position_bytes
@@ -37,6 +38,7 @@ YOSYS_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; opt -nodf
                 "opt_clean -purge; write_cxxrtl -O6 -header top.cc")
 MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
 MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
+TRACE_CAPACITY = 1 << 16        # cycles a trace of one position may take (loading included)
 
 
 class BackendUnavailable(RuntimeError):
@@ -57,12 +59,17 @@ def _runtime_include():
 
 
 def _formats_header():
-    """The position image's layout for the driver, from hwmovegen.rtl.types."""
+    """The position image's layout and the CycleSample field masks for the driver, from
+    hwmovegen.rtl.types."""
+    fields = cycle_trace.SAMPLE_FIELDS
+    masks = "".join(f"constexpr uint32_t TRACE_{name.upper()} = {pack(CycleSample, {n: n == name for n in fields})};\n"
+                    for name in fields)
     return (f"// generated from hwmovegen/rtl/types.py\n"
             f"constexpr int PLANES = {PLANES};\n"
             f"constexpr int PLANE_BYTES = {PLANE_BYTES};\n"
             f"constexpr int STATE_BYTES = {byte_length(BoardState)};\n"
-            f"constexpr int POSITION_BYTES = {POSITION_BYTES};\n")
+            f"constexpr int POSITION_BYTES = {POSITION_BYTES};\n"
+            + masks)
 
 
 def build_model(layout="dense", core="walker", log=None, legal=False):
@@ -136,6 +143,9 @@ def _load_library(layout, core, legal, log=None):
                                   ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
                                   ctypes.c_uint32, ctypes.c_long, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
                                   ctypes.POINTER(ctypes.c_uint64)]
+    lib.hwmg_trace.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+    lib.hwmg_trace_length.restype = ctypes.c_long
+    lib.hwmg_trace_length.argtypes = [ctypes.c_void_p]
     _LIBRARIES[layout, core, legal] = lib
     return lib
 
@@ -230,6 +240,24 @@ class CxxrtlBackend:
 
     def run(self, boards):
         return self.run_images([board_bytes(b) for b in boards])
+
+    def trace(self, board):
+        """One position on its own, every cycle recorded: its Generation and its cycle
+        trace from the cycle that takes ``start`` to its ``done`` (:mod:`.trace`), checked
+        against its counters."""
+        self.prepare()
+        buffer = (ctypes.c_uint32 * TRACE_CAPACITY)()
+        self._lib.hwmg_trace(self._handle, buffer, TRACE_CAPACITY)
+        try:
+            result = self.run_images([board_bytes(board)])[0]
+            length = self._lib.hwmg_trace_length(self._handle)
+        finally:
+            self._lib.hwmg_trace(self._handle, None, 0)
+        if length > TRACE_CAPACITY:
+            raise RuntimeError(f"the trace took {length} cycles, more than the {TRACE_CAPACITY} recorded")
+        samples = cycle_trace.window([cycle_trace.sample_from_word(word) for word in buffer[:length]])
+        cycle_trace.check(result, samples)
+        return result, samples
 
     def generate(self, board):
         return self.run_images([board_bytes(board)])[0]

@@ -7,7 +7,8 @@
 //
 // Built together with the design's generated top.cc and formats.h (the position
 // image's layout, generated from hwmovegen/rtl/types.py); see hwmovegen/sim/cxxrtl.py.
-// The driver knows no field of Move, BoardState or Counters: it copies their bits.
+// The driver knows no field of Move, BoardState or Counters: it copies their bits; it
+// writes CycleSample words through the masks formats.h gives it.
 
 #include <cstdint>
 #include <cstring>
@@ -37,6 +38,23 @@ struct Generator {
     uint64_t rng = 0x9E3779B97F4A7C15ull;
 
     bool settled = true;
+
+    // The cycle trace, when Python asked for one (hwmg_trace): a CycleSample word per
+    // simulated cycle (TRACE_* are its field masks, from formats.h); `trace_length` counts
+    // on past `trace_capacity`, so a short buffer is seen.
+    uint32_t *trace = nullptr;
+    long trace_capacity = 0, trace_length = 0;
+
+    void record(bool start, bool ready) {
+        if (!trace) return;
+        uint32_t word = (start ? TRACE_START : 0) | (ready ? TRACE_MOVES_READY : 0)
+                      | (top.p_start__ready.get<bool>() ? TRACE_START_READY : 0)
+                      | (top.p_busy.get<bool>() ? TRACE_BUSY : 0)
+                      | (top.p_moves____valid.get<bool>() ? TRACE_MOVES_VALID : 0)
+                      | (top.p_done.get<bool>() ? TRACE_DONE : 0);
+        if (trace_length < trace_capacity) trace[trace_length] = word;
+        trace_length++;
+    }
 
     // One clock cycle costs one eval(): with the inputs set, raise the clock and
     // eval (the outputs now show the values sampled at this edge, exactly what
@@ -132,6 +150,7 @@ struct Generator {
             top.p_moves____ready.set<bool>(ready);
             begin_cycle();
             if (!settled) { *failed = finished; return -3; }
+            record(loaded >= 0, ready);
             // the outputs before this edge
             if (loaded >= 0 && top.p_start__ready.get<bool>()) {
                 if (started == 0) first_start = clock_cycles;
@@ -181,6 +200,17 @@ void hwmg_destroy(void *handle) { delete static_cast<Generator *>(handle); }
 uint64_t hwmg_clock_cycles(void *handle) { return static_cast<Generator *>(handle)->clock_cycles; }
 
 int hwmg_stat_words() { return STAT_WORDS; }
+
+// Record a CycleSample word per simulated cycle into `buffer` from now on (null: stop);
+// hwmg_trace_length says how many cycles were recorded (more than `capacity`: some lost).
+void hwmg_trace(void *handle, uint32_t *buffer, long capacity) {
+    Generator *g = static_cast<Generator *>(handle);
+    g->trace = buffer;
+    g->trace_capacity = buffer ? capacity : 0;
+    g->trace_length = 0;
+}
+
+long hwmg_trace_length(void *handle) { return static_cast<Generator *>(handle)->trace_length; }
 
 // Generate `count` positions (`overlap`: back to back). moves: `capacity` words shared by
 // the batch; stats: STAT_WORDS per position; span: the cycles from the first start to the

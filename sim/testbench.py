@@ -91,20 +91,24 @@ def random_ready(seed=1, probability=0.5):
     return lambda cycle: rng.random() < probability
 
 
-async def run(ctx, dut, ready=None, max_cycles=100_000):
+async def run(ctx, dut, ready=None, max_cycles=100_000, trace=None):
     """Start the loaded position, collect moves until ``done``; return a Generation.
 
-    ``ready`` is None (always ready) or ``ready(cycle) -> bool``.
+    ``ready`` is None (always ready) or ``ready(cycle) -> bool``. ``trace``: a list to
+    which a sample (:mod:`.trace`) is appended per cycle, from the start cycle to ``done``.
     """
-    ctx.set(dut.start, 1)
-    ctx.set(dut.moves.ready, ready is None or bool(ready(0)))
-    await ctx.tick()
-    ctx.set(dut.start, 0)
     moves = []
-    for cycle in range(1, max_cycles):
+    for cycle in range(max_cycles):
         taking = ready is None or bool(ready(cycle))
+        ctx.set(dut.start, cycle == 0)
         ctx.set(dut.moves.ready, taking)
-        _, _, valid, payload, done = await ctx.tick().sample(dut.moves.valid, dut.moves.payload, dut.done)
+        _, _, start_ready, busy, valid, payload, done = await ctx.tick().sample(
+            dut.start_ready, dut.busy, dut.moves.valid, dut.moves.payload, dut.done)
+        if trace is not None:
+            trace.append({"start": int(cycle == 0), "start_ready": start_ready, "busy": busy,
+                          "moves_valid": valid, "moves_ready": int(taking), "done": done})
+        if cycle == 0:
+            continue
         if valid and taking:
             moves.append(move_from_payload(payload))
         if done:
@@ -169,17 +173,18 @@ async def back_to_back(ctx, dut, positions, ready=None, max_cycles=100_000):
     return results, last_done - first_start
 
 
-async def generate(ctx, dut, position, ready=None, max_cycles=100_000):
+async def generate(ctx, dut, position, ready=None, max_cycles=100_000, trace=None):
     """``load`` then ``run``."""
     await load(ctx, dut, position)
-    return await run(ctx, dut, ready=ready, max_cycles=max_cycles)
+    return await run(ctx, dut, ready=ready, max_cycles=max_cycles, trace=trace)
 
 
-def simulate(positions, layout="dense", core="walker", ready=None, vcd=None, legal=False):
+def simulate(positions, layout="dense", core="walker", ready=None, vcd=None, legal=False, traces=None):
     """Generate every position in one pysim run; return their Generations.
 
     ``ready`` as for :func:`run`, one pattern for the whole run (see :func:`random_ready`).
     ``vcd``: path of a waveform to write (with a ``.gtkw`` save file beside it).
+    ``traces``: a list to which each position's cycle trace is appended (see :func:`run`).
     """
     from amaranth.sim import Simulator
     from ..rtl import MoveGenerator
@@ -190,7 +195,10 @@ def simulate(positions, layout="dense", core="walker", ready=None, vcd=None, leg
 
     async def bench(ctx):
         for position in positions:
-            results.append(await generate(ctx, dut, position, ready=ready))
+            trace = None if traces is None else []
+            results.append(await generate(ctx, dut, position, ready=ready, trace=trace))
+            if traces is not None:
+                traces.append(trace)
 
     sim = Simulator(dut)
     sim.add_clock(1e-8)

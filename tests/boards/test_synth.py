@@ -7,7 +7,7 @@ import time
 import pytest
 
 from hwmovegen.boards.devboards import build_bitstream, check_baud
-from hwmovegen.boards.synth import BadRequest, synth
+from hwmovegen.boards.synth import BadRequest, saved_report, synth
 from hwmovegen.cli import main
 
 
@@ -29,6 +29,9 @@ def test_synth_report_agrees_with_tables(target, cells, rams, capsys):
     assert main(["tables", "--target", target, "--layout", "dense", "--json"]) == 0
     tables = json.loads(capsys.readouterr().out)
     assert tables["block_rams"][target] == report["brams"] == report["brams_expected"]
+    # kept as the configuration's last report, for `hwmovegen report`
+    saved = saved_report(target, "walker", "dense", legal=False)
+    assert saved == {**report, "saved": saved["saved"]} and report["mmoves_per_s"] > 0
 
 
 def test_butterfly_does_not_fit_the_up5k():
@@ -38,6 +41,10 @@ def test_butterfly_does_not_fit_the_up5k():
     with pytest.raises(BadRequest, match="does not fit"):
         build_bitstream("icebreaker", "unused", layout="butterfly")
     assert time.perf_counter() - start < 5      # refused up front, not after place and route
+    assert saved_report("ice40-up5k", "walker", "butterfly") is None
+    assert main(["synth", "--target", "ice40-up5k", "--layout", "butterfly"]) == 2
+    verdict = saved_report("ice40-up5k", "walker", "butterfly")
+    assert "fmax_mhz" not in verdict and "258 block RAMs" in verdict["does_not_fit"]
 
 
 @pytest.mark.parametrize("board, suffix, core", [("icebreaker", ".bin", "walker"), ("ulx3s-85f", ".bit", "walker"),
