@@ -222,23 +222,35 @@ def _count(cells, prefix):
     return sum(n for cell, n in cells.items() if cell.startswith(prefix))
 
 
-def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False):
+def _what(core, legal, perft_engines):
+    if perft_engines:
+        return f"the perft array of {perft_engines} engine{'s' if perft_engines > 1 else ''} ({core} core)"
+    return f"the {core} core{' with the legality stage' if legal else ''}"
+
+
+def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False, perft_engines=0):
     """Synthesize, place and route a core for ``target_name``; return the report dict.
-    ``seed`` is nextpnr's placement seed (fmax varies by a few percent between seeds)."""
+    ``seed`` is nextpnr's placement seed (fmax varies by a few percent between seeds).
+    ``perft_engines`` > 0: a :class:`~hwmovegen.rtl.perft.PerftArray` of that many engines
+    (each with the legality stage) instead of a generator."""
     target = get_target(target_name)
-    expected = check_fits(target, layout, core)
+    expected = check_fits(target, layout, core) * max(perft_engines, 1)
     if build_dir is not None:
         check_out_dir(build_dir)
     tool_environment()         # a missing tool is reported before anything is built
     generator = MoveGenerator(layout, core, legal=legal)
+    if perft_engines:
+        from ..rtl.perft import PerftArray
+        legal, design = True, PerftArray(layout, core, engines=perft_engines)
+    else:
+        design = generator
     start = time.perf_counter()
     own_dir = build_dir is None
     build_dir = Path(build_dir or tempfile.mkdtemp(prefix=f"hwmovegen-synth-{target_name}-"))
     try:
-        parsed = run_flow(target.platform(), _HarnessTop(generator), build_dir, seed=seed)
+        parsed = run_flow(target.platform(), _HarnessTop(design), build_dir, seed=seed)
     except DoesNotFit as error:
-        raise DoesNotFit(f"the {core} core{' with the legality stage' if legal else ''} does not fit the "
-                         f"{target.device}: {error}, "
+        raise DoesNotFit(f"{_what(core, legal, perft_engines)} does not fit the {target.device}: {error}, "
                          f"the device has {target.logic_capacity}") from None
     finally:
         if own_dir:
@@ -250,6 +262,7 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
         "layout": generator.layout.name,
         "core": core,
         "legal": legal,
+        "perft_engines": perft_engines,
         "seed": seed,
         "fmax_mhz": round(parsed["fmax_mhz"], 2) if parsed["fmax_mhz"] else None,
         "constraint_mhz": parsed["constraint_mhz"],
@@ -268,14 +281,15 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
     }
 
 
-def _report_path(target, core, layout, legal):
-    return cache_dir("synth") / f"{target}-{core}-{layout}{'-legal' if legal else ''}.json"
+def _report_path(target, core, layout, legal, perft_engines=0):
+    kind = f"-perft{perft_engines}" if perft_engines else "-legal" if legal else ""
+    return cache_dir("synth") / f"{target}-{core}-{layout}{kind}.json"
 
 
-def saved_report(target, core, layout="dense", legal=False):
+def saved_report(target, core, layout="dense", legal=False, perft_engines=0):
     """The last report ``rated_synth`` kept for this configuration, or None. A design that
     did not fit has ``does_not_fit`` (the reason) instead of figures."""
-    path = _report_path(target, core, layout, legal)
+    path = _report_path(target, core, layout, legal, perft_engines)
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
@@ -283,7 +297,8 @@ def saved_report(target, core, layout="dense", legal=False):
 
 
 def _save_report(report):
-    path = _report_path(report["target"], report["core"], report["layout"], report["legal"])
+    path = _report_path(report["target"], report["core"], report["layout"], report["legal"],
+                        report.get("perft_engines", 0))
     report = {**report, "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     temporary = path.with_suffix(f".{os.getpid()}.tmp")
     temporary.write_text(json.dumps(report, indent=1) + "\n")
@@ -298,16 +313,41 @@ def _stream_rate(layout, core, legal):
     return stream_rate(CxxrtlBackend(layout, core, legal=legal)) if cxx_compiler() else None
 
 
-def rated_synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False):
+# the perft arrays' rate: nodes per cycle of this walk on the compiled array
+RATE_PERFT = ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4)
+
+
+def _perft_rate(layout, core, engines):
+    """The array's perft nodes/cycle (start position, depth 4), from the compiled model."""
+    import chess
+    from ..sim.hwperft import HardwarePerft
+    from ..sim.toolchain import cxx_compiler
+    if not cxx_compiler():
+        return None
+    fen, depth = RATE_PERFT
+    run = HardwarePerft("cxxrtl", layout, core, engines=engines).perft(chess.Board(fen), depth)
+    return run.nodes / run.cycles
+
+
+def rated_synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False, perft_engines=0):
     """:func:`synth` plus the core's moves/cycle (``moves_per_cycle``, from the compiled model
-    over the standard batch) and moves/s (``mmoves_per_s``, millions); the report, or the
+    over the standard batch) and moves/s (``mmoves_per_s``, millions), or for a perft array
+    its nodes/cycle and nodes/s (``mnodes_per_s``, start position depth 4); the report, or the
     :class:`DoesNotFit` verdict, is kept as this configuration's last (:func:`saved_report`)."""
     try:
-        report = synth(target_name, layout=layout, core=core, build_dir=build_dir, seed=seed, legal=legal)
+        report = synth(target_name, layout=layout, core=core, build_dir=build_dir, seed=seed, legal=legal,
+                       perft_engines=perft_engines)
     except DoesNotFit as error:
         _save_report({"target": target_name, "layout": layout if isinstance(layout, str) else layout.name,
-                      "core": core, "legal": legal, "seed": seed, "does_not_fit": str(error)})
+                      "core": core, "legal": legal or bool(perft_engines), "perft_engines": perft_engines,
+                      "seed": seed, "does_not_fit": str(error)})
         raise
+    if perft_engines:
+        rate = _perft_rate(layout, core, perft_engines)
+        report["nodes_per_cycle"] = rate and round(rate, 4)
+        report["mnodes_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
+        _save_report(report)
+        return report
     rate = _stream_rate(layout, core, legal)
     report["moves_per_cycle"] = rate and round(rate, 4)
     report["mmoves_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)

@@ -23,6 +23,8 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
+    p.add_argument("--perft-engines", type=positive_int, metavar="N",
+                   help="the perft array of N engines (each with the legality stage) instead of the generator")
     p.add_argument("--out", metavar="DIR", help="keep the build files in this folder")
     p.add_argument("--seed", type=positive_int, default=1, help="nextpnr placement seed (default 1)")
     add_json(p)
@@ -66,15 +68,25 @@ def run(args):
 
 
 def _synth(args):
+    engines = args.perft_engines or 0
     report = rated_synth(args.target, layout=args.layout, core=args.core, build_dir=args.out, seed=args.seed,
-                         legal=args.legal)
+                         legal=args.legal, perft_engines=engines)
     if args.json:
         print(json.dumps(report))
         return 0
     path = report["critical_path"] or {}
+    if engines:
+        design = f'perft array of {engines} engine{"s" if engines > 1 else ""}, {report["core"]} core'
+        rate = ("nodes/s", f'{report["mnodes_per_s"]} M ({report["nodes_per_cycle"]} nodes/cycle x fmax, '
+                           f'perft start position depth 4)' if report["mnodes_per_s"]
+                else "- (no C++ compiler to measure nodes/cycle)")
+    else:
+        design = f'{report["core"]} core'
+        rate = ("moves/s", f'{report["mmoves_per_s"]} M ({report["moves_per_cycle"]} moves/cycle x fmax)'
+                if report["mmoves_per_s"] else "- (no C++ compiler to measure moves/cycle)")
     print_rows([
-        ("target", f'{report["target"]} ({report["core"]} core, {report["layout"]} layout'
-                   f'{", legality stage" if report["legal"] else ""})'),
+        ("target", f'{report["target"]} ({design}, {report["layout"]} layout'
+                   f'{", legality stage" if report["legal"] and not engines else ""})'),
         ("fmax", f'{report["fmax_mhz"]} MHz routed (goal {report["goal_mhz"]} MHz, '
                  f'constraint {report["constraint_mhz"]} MHz)'),
         ("logic cells", f'{report["logic_cells"]} / {report["logic_cells_available"]} '
@@ -84,8 +96,7 @@ def _synth(args):
         ("FFs", report["ffs"]),
         ("carry cells", report["carries"]),
         ("block RAMs", f'{report["brams"]} / {report["brams_available"]}'),
-        ("moves/s", f'{report["mmoves_per_s"]} M ({report["moves_per_cycle"]} moves/cycle x fmax)'
-         if report["mmoves_per_s"] else "- (no C++ compiler to measure moves/cycle)"),
+        rate,
         ("critical path", f'{path.get("from")} -> {path.get("to")}'),
         ("", f'{path.get("delay_ns")} ns, {path.get("logic_levels")} logic levels'),
         ("seconds", report["seconds"]),

@@ -1,14 +1,18 @@
 """``hwmovegen moves`` and ``hwmovegen perft``: generate on a backend, one position or a tree."""
 
 import json
+import sys
 import time
 
 import chess
 
+from ..boards.synth import saved_report
+from ..boards.targets import TARGETS
+from ..sim.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import parse_fen
 from ..sim.perft import divide, perft
-from .common import (CliError, add_backend, add_core, add_json, add_layout, add_legal, add_positions, backend,
-                     positive_int, positions, progress)
+from .common import (CliError, FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_positions,
+                     backend, log, positive_float, positive_int, positions, progress)
 
 __all__ = ["register", "run"]
 
@@ -41,6 +45,16 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
+    p.add_argument("--in-hardware", action="store_true",
+                   help="walk the whole tree in the simulated hardware (a perft array: make/unmake, move "
+                        "lists, bulk counting); the host loads the root and reads the counts")
+    p.add_argument("--engines", type=positive_int, default=1, metavar="N",
+                   help="with --in-hardware: engines in the array (default 1)")
+    p.add_argument("--fmax", type=positive_float, metavar="MHZ",
+                   help="with --in-hardware: the clock for projected nodes/s (default: the routed fmax of the "
+                        "last 'hwmovegen synth --perft-engines N' on --target)")
+    p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
+                   help="with --in-hardware: whose synth report gives fmax (default ecp5-85f)")
     add_json(p)
 
 
@@ -84,6 +98,10 @@ def _moves(args):
 
 def _perft(args):
     board = parse_fen(args.fen)
+    if args.in_hardware:
+        return _perft_in_hardware(args, board)
+    if args.engines != 1 or args.fmax:
+        raise CliError("--engines and --fmax go with --in-hardware")
     chosen = backend(args)
     start = time.perf_counter()
     if args.divide:
@@ -106,3 +124,73 @@ def _perft(args):
     else:
         print(nodes)
     return 0
+
+
+def _fmax(args):
+    """(MHz, where it came from) for the projection, or (None, why not)."""
+    if args.fmax:
+        return args.fmax, "--fmax"
+    report = saved_report(args.target, args.core, args.layout, perft_engines=args.engines)
+    command = f"hwmovegen synth --perft-engines {args.engines} --target {args.target} --core {args.core}"
+    if report is None:
+        return None, f"no routed figure: run '{command}' or give --fmax"
+    if report.get("does_not_fit"):
+        return None, f"the array does not fit the {args.target} (last '{command}')"
+    return report["fmax_mhz"], f"routed, '{command}' ({report.get('saved', 'undated')})"
+
+
+def _perft_in_hardware(args, board):
+    if args.backend == "model":
+        raise CliError("--in-hardware runs the simulated hardware: --backend cxxrtl or pysim")
+    from ..sim.cxxrtl import BackendUnavailable
+    array = HardwarePerft(args.backend, args.layout, args.core, engines=args.engines, log=log(args))
+    try:
+        array._check(args.depth)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    try:
+        array.prepare()
+    except BackendUnavailable as error:
+        raise FlowError(str(error)) from None
+    bar = progress(args, None, unit="cycle")
+    try:
+        if args.divide:
+            root_moves = _hardware_root_moves(args, board)
+            run = array.divide(board, args.depth, root_moves, progress=bar.update)
+        else:
+            run = array.perft(board, args.depth, progress=bar.update)
+    finally:
+        bar.close()
+    fmax, source = _fmax(args)
+    projected = projected_nodes_per_second(run.nodes, run.cycles, fmax)
+    if args.json:
+        out = {"fen": board.fen(), "depth": args.depth, "backend": array.name, "core": args.core,
+               "in_hardware": True, "engines": args.engines, "nodes": run.nodes, "seconds": round(run.seconds, 3),
+               "cycles": run.cycles, "counters": run.counters, "balance": round(run.balance, 4),
+               "fmax_mhz": fmax, "fmax_source": source,
+               "projected_nodes_per_s": projected and round(projected)}
+        if args.divide:
+            out["divide"] = dict(run.divide)
+        print(json.dumps(out))
+        return 0
+    if args.divide:
+        for move, count in run.divide:
+            print(f"{move}: {count}")
+        print(f"\nNodes searched: {run.nodes}")
+    else:
+        print(run.nodes)
+    counters = run.counters
+    print(f"# {run.cycles:,} cycles on {args.engines} engine{'s' if args.engines > 1 else ''} "
+          f"({run.nodes / run.cycles:.3f} nodes/cycle, engines busy {100 * run.balance:.1f}%); "
+          f"generating {counters['generate_cycles']:,}, make/unmake {counters['apply_cycles']:,} engine cycles"
+          if run.cycles else "# depth 1: the root's moves, no walk", file=sys.stderr)
+    print(f"# projected {projected / 1e6:,.1f} M nodes/s at {fmax} MHz ({source})" if projected
+          else f"# projected nodes/s: {source}", file=sys.stderr)
+    return 0
+
+
+def _hardware_root_moves(args, board):
+    """The root's legal moves from the hardware's legality stage, as python-chess Moves."""
+    from ..sim.backends import get_backend
+    generator = get_backend(args.backend, layout=args.layout, core=args.core, log=log(args), legal=True)
+    return [move.to_chess() for move in generator.generate(board).moves]

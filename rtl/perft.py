@@ -1,13 +1,21 @@
-"""Perft in hardware: a depth-first walk of the legal move tree on one board.
+"""Perft in hardware: depth-first walks of the legal move tree, one or many engines.
 
 :class:`PerftEngine` owns a legal generator (either core, the legality stage behind
 it) whose board it edits through a :class:`~.apply.MoveApplier`. At each ply above
 the last it generates the legal moves into that ply's move list (block RAM), then
 makes each in turn, walks below it and unmakes it. At the last ply it does not make
 the moves: it counts them (bulk counting), which is where most of a perft's nodes are.
+
+:class:`PerftArray` runs ``engines`` of them on the same root. The work is shared
+at the *split ply* (2 unless the depth is smaller): its nodes, numbered in the walk's
+order, are the tasks. Every engine walks the plies above it (a few dozen
+generations, the same order everywhere, so a task's number names the same node in
+every engine) and descends only into the nodes whose numbers it took from the
+array's dispatcher, one counter handing out the next number. An engine takes a new
+task as soon as it finishes one, so the engines stay busy until the last tasks.
 """
 
-from amaranth import Module, Signal, Array, Cat
+from amaranth import Module, Signal, Array, Cat, Mux
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -17,13 +25,31 @@ from .board import LoadSignature
 from .movegen import MoveGenerator
 from .types import Move, PerftCounters
 
-__all__ = ["PerftEngine", "MAX_MOVES"]
+__all__ = ["PerftEngine", "PerftArray", "TaskSignature", "MAX_MOVES", "SPLIT_PLY", "task_bits"]
 
 MAX_MOVES = 256         # a move list per ply (no position has more than 218 legal moves)
+SPLIT_PLY = 2           # the tasks: the nodes two plies below the root (400 from the start position)
+
+
+def task_bits(split_ply):
+    """Bits of a task number: the nodes at the split ply, with room to run past the last."""
+    return (218 ** split_ply + 256).bit_length()
+
+
+class TaskSignature(wiring.Signature):
+    """How an engine takes its next task from the dispatcher: ``request`` until ``grant``,
+    in whose cycle ``index`` is the task's number."""
+
+    def __init__(self, split_ply):
+        super().__init__({
+            "request": Out(1),
+            "grant": In(1),
+            "index": In(task_bits(split_ply)),
+        })
 
 
 class PerftEngine(wiring.Component):
-    """Counts the leaves of the legal move tree of the loaded position to ``depth`` plies.
+    """Counts the leaves of its tasks' subtrees of the loaded position to ``depth`` plies.
 
     Ports
     -----
@@ -33,14 +59,16 @@ class PerftEngine(wiring.Component):
         Plies to walk, 1 to ``max_depth``; sampled with ``start``.
     start : In(1)
         Taken when idle.
+    task : Out(TaskSignature)
+        To the dispatcher (:class:`PerftArray`).
     busy, done : Out(1)
         ``done`` pulses once the walk is over (the board holds the root again);
         ``counters`` hold its figures from then on.
     counters : Out(PerftCounters)
     """
 
-    def __init__(self, layout="dense", core="walker", max_depth=8):
-        self.layout, self.core, self.max_depth = layout, core, max_depth
+    def __init__(self, layout="dense", core="walker", max_depth=8, split_ply=SPLIT_PLY):
+        self.layout, self.core, self.max_depth, self.split_ply = layout, core, max_depth, split_ply
         # built here, so that a testbench can watch the board and the stack
         self.generator = MoveGenerator(layout, core, legal=True, editable=True)
         self.applier = MoveApplier(max_depth)
@@ -48,6 +76,7 @@ class PerftEngine(wiring.Component):
             "load": In(LoadSignature()),
             "depth": In(range(max_depth + 1)),
             "start": In(1),
+            "task": Out(TaskSignature(split_ply)),
             "busy": Out(1),
             "done": Out(1),
             "counters": Out(PerftCounters),
@@ -64,12 +93,19 @@ class PerftEngine(wiring.Component):
         m.d.comb += [applier.planes.eq(gen.planes), applier.state.eq(gen.board_state)]
 
         ply_bits = range(self.max_depth)
-        ply, last_ply = Signal(ply_bits), Signal(ply_bits)
+        ply, last_ply, split = Signal(ply_bits), Signal(ply_bits), Signal(ply_bits)
         counts = Array(Signal(range(MAX_MOVES + 1), name=f"count{p}") for p in range(self.max_depth))
         indices = Array(Signal(range(MAX_MOVES + 1), name=f"index{p}") for p in range(self.max_depth))
         written = Signal(range(MAX_MOVES + 1))
         counters = Signal(PerftCounters)
-        m.d.comb += self.counters.eq(counters)
+        m.d.comb += [self.counters.eq(counters), self.counters.engine_cycles.eq(counters.cycles)]
+
+        # the tasks: `passed` counts the split ply's nodes this walk has reached (taken or
+        # not), `task` is the number held (valid with `holding`)
+        task = self.task
+        passed, held, holding = Signal(len(task.index)), Signal(len(task.index)), Signal(1)
+        with m.If(task.request & task.grant):
+            m.d.sync += [held.eq(task.index), holding.eq(1)]
 
         idle = Signal(1)
         leaf = ply == last_ply              # the last ply: count, do not store
@@ -85,13 +121,25 @@ class PerftEngine(wiring.Component):
             with m.State("IDLE"):
                 m.d.comb += idle.eq(1)
                 with m.If(self.start):
-                    m.d.sync += [ply.eq(0), last_ply.eq(self.depth - 1), counters.eq(0), counters.cycles.eq(1)]
+                    m.d.sync += [ply.eq(0), last_ply.eq(self.depth - 1),
+                                 split.eq(Mux(self.depth - 1 < self.split_ply, self.depth - 1, self.split_ply)),
+                                 passed.eq(0), holding.eq(0),
+                                 counters.eq(0), counters.cycles.eq(1)]
                     m.next = "EXPAND"
             with m.State("EXPAND"):         # generate at this ply
-                m.d.comb += gen.start.eq(gen.start_ready)
-                m.d.sync += [written.eq(0), counters.generate_cycles.eq(counters.generate_cycles + 1)]
-                with m.If(gen.start_ready):
-                    m.next = "GENERATE"
+                at_split = ply == split
+                with m.If(at_split & ~holding):
+                    m.d.comb += task.request.eq(1)
+                with m.Elif(at_split & (passed != held)):      # another engine's node
+                    m.d.sync += passed.eq(passed + 1)
+                    m.next = "BACK"
+                with m.Else():
+                    m.d.comb += gen.start.eq(gen.start_ready)
+                    m.d.sync += [written.eq(0), counters.generate_cycles.eq(counters.generate_cycles + 1)]
+                    with m.If(gen.start_ready):
+                        with m.If(at_split):
+                            m.d.sync += [passed.eq(passed + 1), holding.eq(0)]
+                        m.next = "GENERATE"
             with m.State("GENERATE"):
                 m.d.sync += counters.generate_cycles.eq(counters.generate_cycles + 1)
                 with m.If(moves.valid & ~leaf):
@@ -106,8 +154,20 @@ class PerftEngine(wiring.Component):
                                      counters.interior.eq(counters.interior + 1)]
                         m.next = "NEXT"
             with m.State("NEXT"):           # the next move of this ply, read from its list
-                with m.If(indices[ply] == counts[ply]):
+                remaining = counts[ply] - indices[ply]
+                ahead = held - passed       # split-ply nodes before the one held
+                with m.If(remaining == 0):
                     m.next = "BACK"
+                with m.Elif(ply + 1 == split):
+                    # above the split ply: pass over the moves that lead to others' nodes
+                    with m.If(~holding):
+                        m.d.comb += task.request.eq(1)
+                    with m.Elif(ahead >= remaining):
+                        m.d.sync += [passed.eq(passed + remaining), indices[ply].eq(counts[ply])]
+                    with m.Elif(ahead != 0):
+                        m.d.sync += [passed.eq(held), indices[ply].eq(indices[ply] + ahead)]
+                    with m.Else():
+                        m.next = "MAKE"
                 with m.Else():
                     m.next = "MAKE"
             with m.State("MAKE"):           # the list's word has arrived: make it, go down
@@ -137,6 +197,88 @@ class PerftEngine(wiring.Component):
                 m.d.comb += self.done.eq(1)
                 m.next = "IDLE"
         m.d.comb += self.busy.eq(~idle)
+        with m.If(~idle):
+            m.d.sync += counters.cycles.eq(counters.cycles + 1)
+        return m
+
+
+class PerftArray(wiring.Component):
+    """``engines`` perft engines on one root position, sharing its tree.
+
+    Ports as :class:`PerftEngine`, without ``task``. ``counters`` sum the engines'
+    (``engine_cycles``: their busy cycles), except ``cycles``: from the cycle that takes
+    ``start`` to ``done``, which comes once the last engine is done and the sums are
+    made (one cycle per engine).
+    """
+
+    def __init__(self, layout="dense", core="walker", engines=1, max_depth=8, split_ply=SPLIT_PLY):
+        if engines < 1:
+            raise ValueError("a perft array needs at least one engine")
+        self.layout, self.core, self.max_depth, self.split_ply = layout, core, max_depth, split_ply
+        self.engines = [PerftEngine(layout, core, max_depth, split_ply) for _ in range(engines)]
+        super().__init__({
+            "load": In(LoadSignature()),
+            "depth": In(range(max_depth + 1)),
+            "start": In(1),
+            "busy": Out(1),
+            "done": Out(1),
+            "counters": Out(PerftCounters),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        engines = self.engines
+        for index, engine in enumerate(engines):
+            m.submodules[f"engine{index}"] = engine
+        wiring.connect(m, wiring.flipped(self.load), *[engine.load for engine in engines])
+
+        # the dispatcher: the next task's number, to the lowest-numbered engine asking
+        next_task = Signal(task_bits(self.split_ply))
+        granted = Signal(1)
+        for engine in engines:
+            m.d.comb += [engine.task.index.eq(next_task), engine.task.grant.eq(engine.task.request & ~granted)]
+            granted = granted | engine.task.request
+        with m.If(granted):
+            m.d.sync += next_task.eq(next_task + 1)
+
+        idle = Signal(1)
+        m.d.comb += self.busy.eq(~idle)
+        if len(engines) == 1:               # nothing to sum
+            engine, = engines
+            m.d.comb += [engine.depth.eq(self.depth), engine.start.eq(self.start & idle),
+                         idle.eq(~engine.busy), self.done.eq(engine.done), self.counters.eq(engine.counters)]
+            with m.If(self.start & idle):
+                m.d.sync += next_task.eq(0)
+            return m
+
+        finished = Signal(len(engines))
+        summing = Signal(range(len(engines)))
+        counters = Signal(PerftCounters)
+        m.d.comb += self.counters.eq(counters)
+        for index, engine in enumerate(engines):
+            m.d.comb += [engine.depth.eq(self.depth), engine.start.eq(self.start & idle)]
+            with m.If(engine.done):
+                m.d.sync += finished[index].eq(1)
+        addend = Array(engine.counters for engine in engines)[summing]
+        with m.FSM(name="array"):
+            with m.State("IDLE"):
+                m.d.comb += idle.eq(1)
+                with m.If(self.start):
+                    m.d.sync += [next_task.eq(0), finished.eq(0), summing.eq(0),
+                                 counters.eq(0), counters.cycles.eq(1)]
+                    m.next = "WALK"
+            with m.State("WALK"):
+                with m.If(finished.all()):
+                    m.next = "SUM"
+            with m.State("SUM"):            # one engine's counters a cycle
+                for name in ("nodes", "generate_cycles", "apply_cycles", "interior", "engine_cycles"):
+                    m.d.sync += counters[name].eq(counters[name] + addend[name])
+                m.d.sync += summing.eq(summing + 1)
+                with m.If(summing == len(engines) - 1):
+                    m.next = "DONE"
+            with m.State("DONE"):
+                m.d.comb += self.done.eq(1)
+                m.next = "IDLE"
         with m.If(~idle):
             m.d.sync += counters.cycles.eq(counters.cycles + 1)
         return m

@@ -64,6 +64,7 @@ class PerftCounters(data.Struct):
     generate_cycles: PERFT_COUNTER_WIDTH    # generating, the legality setup included
     apply_cycles: PERFT_COUNTER_WIDTH   # making and unmaking
     interior: PERFT_COUNTER_WIDTH       # nodes above the last ply: the generations that stored moves
+    engine_cycles: PERFT_COUNTER_WIDTH  # the engines' busy cycles, summed (one engine: ``cycles``)
 
 
 PERFT_COUNTER_NAMES = tuple(name for name, _ in PerftCounters.as_shape())

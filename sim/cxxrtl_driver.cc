@@ -16,14 +16,12 @@
 #include <utility>
 #include "top.h"
 #include "formats.h"
+#include "cxxrtl_common.h"
 
 using namespace cxxrtl_design;
+using hwmg::bits_of;
 
 namespace {
-
-// A port is a value<> or, when a flip-flop drives it, a wire<>: its bits either way.
-template<size_t Bits> const value<Bits> &bits_of(const value<Bits> &v) { return v; }
-template<size_t Bits> const value<Bits> &bits_of(const wire<Bits> &w) { return w.curr; }
 
 using counters_t = typename std::decay<decltype(bits_of(std::declval<p_top &>().p_counters))>::type;
 using payload_t = typename std::decay<decltype(bits_of(std::declval<p_top &>().p_moves____payload))>::type;
@@ -32,12 +30,8 @@ static_assert(sizeof(chunk_t) == 4, "counters are copied in 32-bit chunks");
 // per position: the number of moves streamed, then the counters' bits
 constexpr int STAT_WORDS = 1 + counters_t::chunks;
 
-struct Generator {
-    p_top top;
-    uint64_t clock_cycles = 0;         // every simulated cycle, loading included
+struct Generator : hwmg::Clocked<p_top> {
     uint64_t rng = 0x9E3779B97F4A7C15ull;
-
-    bool settled = true;
 
     // The cycle trace, when Python asked for one (hwmg_trace): a CycleSample word per
     // simulated cycle (TRACE_* are its field masks, from formats.h); `trace_length` counts
@@ -56,68 +50,10 @@ struct Generator {
         trace_length++;
     }
 
-    // One clock cycle costs one eval(): with the inputs set, raise the clock and
-    // eval (the outputs now show the values sampled at this edge, exactly what
-    // the pysim testbench's tick().sample() sees), then `finish_cycle` commits
-    // the flip-flops and lowers the clock without another eval.
-    void begin_cycle() {
-        top.p_clk.set<bool>(true);
-        if (!top.eval()) settled = false;   // the design would need step(); reported as an error
-    }
-
-    void finish_cycle() {
-        top.commit();
-        top.p_clk.set<bool>(false);
-        top.commit();
-        clock_cycles++;
-    }
-
-    void tick() {
-        begin_cycle();
-        finish_cycle();
-    }
-
     bool next_ready(uint32_t threshold) {
         if (threshold >= 65536) return true;
         rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
         return (rng >> 48) < threshold;
-    }
-
-    // The position image: the four bitplanes (byte r of a plane is rank r), then the
-    // BoardState bytes. A load takes one cycle to clear the board and write the state,
-    // then one cycle per rank that holds a piece; `load_step` drives one of those cycles
-    // and returns whether the load goes on.
-    static uint32_t rank_planes(const uint8_t *image, int rank) {
-        uint32_t planes = 0;
-        for (int plane = 0; plane < PLANES; plane++)
-            planes |= uint32_t(image[plane * PLANE_BYTES + rank]) << (8 * plane);
-        return planes;
-    }
-
-    bool load_step(const uint8_t *image, int &phase) {
-        if (phase == 0) {
-            uint32_t state = 0;
-            for (int i = 0; i < STATE_BYTES; i++) state |= uint32_t(image[PLANES * PLANE_BYTES + i]) << (8 * i);
-            top.p_load____clear.set<bool>(true);
-            top.p_load____state__en.set<bool>(true);
-            top.p_load____state.set<uint32_t>(state);
-            phase = 1;
-        } else {
-            while (phase <= 8 && !rank_planes(image, phase - 1)) phase++;
-            if (phase > 8) return false;
-            top.p_load____rank__en.set<bool>(true);
-            top.p_load____rank.set<uint32_t>(phase - 1);
-            top.p_load____rank__planes.set<uint32_t>(rank_planes(image, phase - 1));
-            phase++;
-        }
-        while (phase <= 8 && !rank_planes(image, phase - 1)) phase++;
-        return phase <= 8;
-    }
-
-    void load_idle() {
-        top.p_load____clear.set<bool>(false);
-        top.p_load____state__en.set<bool>(false);
-        top.p_load____rank__en.set<bool>(false);
     }
 
     // A batch of positions. One at a time (`overlap` false): each is loaded once the
@@ -188,10 +124,7 @@ extern "C" {
 void *hwmg_create(uint64_t seed) {
     Generator *g = new Generator;
     if (seed) g->rng = seed;
-    g->top.p_rst.set<bool>(true);
-    g->tick();
-    g->top.p_rst.set<bool>(false);
-    g->tick();
+    g->reset();
     return g;
 }
 

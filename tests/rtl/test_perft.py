@@ -4,14 +4,14 @@ import chess
 import pytest
 from amaranth.sim import Simulator
 
-from hwmovegen.rtl.perft import PerftEngine
+from hwmovegen.rtl.perft import PerftArray
 from hwmovegen.sim import testbench as tb
 
 from ..helpers import KIWIPETE
 
 
-def perft_in_pysim(fen, depth, core="walker"):
-    dut = PerftEngine(core=core, max_depth=4)
+def perft_in_pysim(fen, depth, core="walker", engines=1):
+    dut = PerftArray(core=core, engines=engines, max_depth=4)
     result = {}
 
     async def bench(ctx):
@@ -24,9 +24,10 @@ def perft_in_pysim(fen, depth, core="walker"):
             await ctx.tick()
         counters = ctx.get(dut.counters)
         result.update(nodes=counters.nodes, cycles=counters.cycles, interior=counters.interior,
-                      apply=counters.apply_cycles, generate=counters.generate_cycles)
+                      apply=counters.apply_cycles, generate=counters.generate_cycles,
+                      engine_cycles=counters.engine_cycles)
 
-    board, applier = dut.generator, dut.applier
+    board, applier = dut.engines[0].generator, dut.engines[0].applier
     restored, makes = [], []
 
     async def watch_unmakes(ctx):
@@ -67,3 +68,15 @@ def test_perft_in_hardware_matches_the_published_counts(fen, depth, nodes):
     assert result["nodes"] == nodes
     assert result["restored"] == result["makes"] > 0 or depth == 1      # every make undone, checked
     assert result["generate"] + result["apply"] < result["cycles"]
+
+
+@pytest.mark.parametrize("fen, depth, nodes", [
+    (chess.STARTING_FEN, 1, 20),            # below the split ply: one task, the root
+    (chess.STARTING_FEN, 3, 8902),          # the split ply is the last: its tasks are counted
+    ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, 43238),
+])
+def test_engines_share_the_tree(fen, depth, nodes):
+    result = perft_in_pysim(fen, depth, engines=3)
+    assert result["nodes"] == nodes
+    # every engine worked and the array waited for the last
+    assert result["cycles"] <= result["engine_cycles"] <= 3 * result["cycles"]

@@ -1,0 +1,140 @@
+"""Perft in the simulated hardware: whole trees walked by a PerftArray.
+
+The host loads the root, starts the array and reads its counters
+(:class:`~hwmovegen.rtl.types.PerftCounters`); it makes no move and decides nothing.
+``cxxrtl`` runs the compiled array (:class:`~.cxxrtl.CxxrtlPerft`), ``pysim`` the
+Amaranth simulator (small trees). ``--divide`` asks the hardware for the root's legal
+moves and walks each child's tree in the array.
+"""
+
+import time
+from dataclasses import dataclass, field
+
+from .wire import board_bytes
+
+__all__ = ["HardwarePerft", "PerftRun", "MAX_DEPTH", "projected_nodes_per_second"]
+
+MAX_DEPTH = 8           # plies the engines' stacks and move lists hold
+
+
+@dataclass
+class PerftRun:
+    """A hardware perft: its counters (summed over a divide's walks), wall seconds, and
+    per root move (``divide``) the node counts."""
+    nodes: int
+    cycles: int
+    counters: dict
+    seconds: float
+    engines: int
+    divide: list = field(default_factory=list)
+
+    @property
+    def balance(self):
+        """The engines' busy share of the array's cycles (1: no engine waited)."""
+        return self.counters["engine_cycles"] / (self.engines * self.cycles) if self.cycles else 0.0
+
+
+def projected_nodes_per_second(nodes, cycles, fmax_mhz):
+    """Nodes per second of the routed design: nodes x fmax / cycles (start to last done)."""
+    return nodes * fmax_mhz * 1e6 / cycles if cycles and fmax_mhz else None
+
+
+class _PysimPerft:
+    name = "pysim"
+
+    def __init__(self, layout, core, engines, max_depth):
+        from ..rtl.perft import PerftArray
+        self.dut = PerftArray(layout, core, engines=engines, max_depth=max_depth)
+
+    def run(self, board, depth, progress=None):
+        from amaranth.sim import Simulator
+        from . import testbench as tb
+        dut, result = self.dut, {}
+
+        async def bench(ctx):
+            await tb.load(ctx, dut, board)
+            ctx.set(dut.depth, depth)
+            ctx.set(dut.start, 1)
+            await ctx.tick()
+            ctx.set(dut.start, 0)
+            while not ctx.get(dut.done):
+                await ctx.tick()
+            counters = ctx.get(dut.counters)
+            result.update({name: getattr(counters, name) for name in _counter_names()})
+
+        sim = Simulator(dut)
+        sim.add_clock(1e-8)
+        sim.add_testbench(bench)
+        sim.run()
+        return result
+
+
+def _counter_names():
+    from ..rtl.types import PERFT_COUNTER_NAMES
+    return PERFT_COUNTER_NAMES
+
+
+class _CxxrtlPerft:
+    name = "cxxrtl"
+
+    def __init__(self, layout, core, engines, max_depth, log):
+        from .cxxrtl import CxxrtlPerft
+        self.array = CxxrtlPerft(layout, core, engines=engines, max_depth=max_depth, log=log)
+
+    def prepare(self):
+        self.array.prepare()
+
+    def run(self, board, depth, progress=None):
+        return self.array.run(board_bytes(board), depth, progress)
+
+
+class HardwarePerft:
+    """A PerftArray of ``engines`` engines on a simulation ``backend`` (cxxrtl or pysim)."""
+
+    def __init__(self, backend="cxxrtl", layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH, log=None):
+        if backend == "cxxrtl":
+            self._sim = _CxxrtlPerft(layout, core, engines, max_depth, log)
+        elif backend == "pysim":
+            self._sim = _PysimPerft(layout, core, engines, max_depth)
+        else:
+            raise KeyError(f"perft in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
+        self.name, self.layout, self.core, self.engines, self.max_depth = backend, layout, core, engines, max_depth
+
+    def prepare(self):
+        """Build (or find in the cache) the compiled model."""
+        if hasattr(self._sim, "prepare"):
+            self._sim.prepare()
+
+    def _check(self, depth):
+        if not 1 <= depth <= self.max_depth:
+            raise ValueError(f"depth {depth} is outside what the perft engines hold (1 to {self.max_depth} plies)")
+
+    def perft(self, board, depth, progress=None):
+        """A PerftRun of the tree below ``board`` (a python-chess Board)."""
+        self._check(depth)
+        start = time.perf_counter()
+        counters = self._sim.run(board, depth, progress)
+        return PerftRun(counters["nodes"], counters["cycles"], counters, time.perf_counter() - start, self.engines)
+
+    def divide(self, board, depth, root_moves, progress=None):
+        """Per root move, the tree below it walked in the hardware: ``root_moves`` are the
+        root's legal moves (python-chess Moves, as the hardware emits them). The counters
+        are summed over the walks."""
+        self._check(depth)
+        start = time.perf_counter()
+        board = board.copy(stack=False)
+        counts, total = [], None
+        for move in root_moves:
+            if depth == 1:
+                counts.append((move.uci(), 1))
+                continue
+            board.push(move)
+            counters = self._sim.run(board, depth - 1, progress)
+            board.pop()
+            counts.append((move.uci(), counters["nodes"]))
+            total = counters if total is None else {name: total[name] + counters[name] for name in total}
+        if total is None:
+            total = {name: 0 for name in _counter_names()}
+            total["nodes"] = len(counts)
+        return PerftRun(sum(n for _, n in counts), total["cycles"], total, time.perf_counter() - start,
+                        self.engines, counts)
