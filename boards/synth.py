@@ -238,12 +238,11 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
     if build_dir is not None:
         check_out_dir(build_dir)
     tool_environment()         # a missing tool is reported before anything is built
-    generator = MoveGenerator(layout, core, legal=legal)
     if perft_engines:
         from ..rtl.perft import PerftArray
         legal, design = True, PerftArray(layout, core, engines=perft_engines)
     else:
-        design = generator
+        design = MoveGenerator(layout, core, legal=legal)
     start = time.perf_counter()
     own_dir = build_dir is None
     build_dir = Path(build_dir or tempfile.mkdtemp(prefix=f"hwmovegen-synth-{target_name}-"))
@@ -259,7 +258,7 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
     logic, brams = util.get(target.logic_cell, {}), util.get(target.bram_cell, {})
     return {
         "target": target_name,
-        "layout": generator.layout.name,
+        "layout": design.layout if isinstance(design.layout, str) else design.layout.name,
         "core": core,
         "legal": legal,
         "perft_engines": perft_engines,

@@ -6,8 +6,13 @@ from ..sim.bench import RATE_POSITIONS, legality_overhead, perft_rows, position_
 from ..sim.compare import compare
 from ..sim.epd import bundled_suites, cpw_records, read_epd_files
 from ..sim.positions import random_boards
+from ..boards.synth import saved_report
+from ..boards.targets import TARGETS
+from ..sim.bench import PERFT_BENCH, hardware_perft_rows
+from ..sim.hwperft import HardwarePerft
+from ..sim.stockfish import find_stockfish
 from .common import (FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_ready, backend, log,
-                     positive_int, print_rows, progress)
+                     positive_int, print_rows, print_table, progress)
 
 __all__ = ["register", "run"]
 
@@ -33,6 +38,14 @@ def register(subparsers):
                               description="Per CPW position: moves, steps, cycles, moves per cycle and "
                                           "simulated cycles per second (compiled backend); then perft from "
                                           "the start position through the hardware, the model and python-chess.")
+    p.add_argument("what", nargs="?", choices=("moves", "perft"), default="moves",
+                   help="moves (default): the generator's figures; perft: whole trees in the hardware (perft "
+                        "arrays) against python-chess and Stockfish")
+    p.add_argument("--engines", type=positive_int, metavar="N",
+                   help="perft: the large array (default: the largest with a saved fitting 'synth "
+                        "--perft-engines' report for --target, else 8)")
+    p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
+                   help="perft: whose routed fmax projects nodes/s (default ecp5-85f)")
     p.add_argument("--depth", type=positive_int, default=4, help="perft depth from the start position (default 4)")
     p.add_argument("--repeat", type=positive_int, default=2000,
                    help="generations per position for the cycles/s figures (default 2000)")
@@ -85,6 +98,8 @@ def _compare(args):
 
 
 def _bench(args):
+    if args.what == "perft":
+        return _bench_perft(args)
     chosen = backend(args)
     if chosen.name != "cxxrtl":
         raise FlowError("bench measures the compiled backend: it needs a C++ compiler (g++)")
@@ -124,3 +139,72 @@ def _bench(args):
         print(f"  {row['generator']:<38}{row['nodes']:>10}{row['seconds']:>8.2f} s"
               f"{row['nodes_per_second']:>12,} nodes/s")
     return 0
+
+
+def _largest_array(args):
+    """The engines of the largest array with a saved fitting synth report, or 8."""
+    fitting = [n for n in range(64, 1, -1)
+               if (report := saved_report(args.target, args.core, args.layout, perft_engines=n))
+               and not report.get("does_not_fit")]
+    return fitting[0] if fitting else 8
+
+
+def _bench_perft(args):
+    from ..sim.cxxrtl import BackendUnavailable
+    large = args.engines or _largest_array(args)
+    fmax = {}
+    for engines in sorted({1, large}):
+        report = saved_report(args.target, args.core, args.layout, perft_engines=engines)
+        if report and not report.get("does_not_fit"):
+            fmax[engines] = report["fmax_mhz"]
+    arrays = [HardwarePerft("cxxrtl", args.layout, args.core, engines=n, log=log(args)) for n in sorted({1, large})]
+    try:
+        for array in arrays:
+            array.prepare()
+    except BackendUnavailable as error:
+        raise FlowError(str(error)) from None
+    stockfish = find_stockfish()
+    bar = progress(args, len(PERFT_BENCH) * len(arrays), unit="tree")
+    try:
+        rows = hardware_perft_rows(arrays, fmax, stockfish, progress=bar.update)
+    finally:
+        bar.close()
+    wrong = [row["name"] for row in rows for run in row["arrays"] if run["nodes"] != row["published"]]
+    if args.json:
+        print(json.dumps({"core": args.core, "layout": args.layout, "target": args.target, "fmax_mhz": fmax,
+                          "stockfish": stockfish is not None, "positions": rows}))
+        return 1 if wrong else 0
+    sizes = [array.engines for array in arrays]
+    header = ["position", "depth", "nodes"]
+    for n in sizes:
+        header += [f"cycles ({n})", f"M nodes/s ({n})"]
+    header += ["python-chess", "Stockfish", "ratio"]
+    table = []
+    for row in rows:
+        cells = [row["name"], row["depth"], f'{row["arrays"][0]["nodes"]:,}']
+        for run in row["arrays"]:
+            projected = run["projected_nodes_per_s"]
+            cells += [f'{run["cycles"]:,}', f"{projected / 1e6:,.1f}" if projected else "-"]
+        cells.append(f'{row["python_chess"]["nodes_per_s"] / 1e6:.2f} M')
+        fish = row.get("stockfish", {})
+        cells.append(f'{fish["nodes_per_s"] / 1e6:,.1f} M' if "nodes_per_s" in fish else "-")
+        cells.append(f'{row["ratio"]:.2f}x' if row.get("ratio") else "-")
+        table.append(cells)
+    print_table(header, table, "<>>" + ">>" * len(sizes) + ">>>")
+    print(f"\n{args.core} core; cycles from cycle-accurate simulation (CXXRTL) of the perft array, from start to "
+          "the last engine's done; M nodes/s = nodes x routed fmax / cycles, fmax from the last 'hwmovegen synth "
+          f"--perft-engines N --target {args.target}' of each array: "
+          + ", ".join(f"{n} engine{'s' if n > 1 else ''} {fmax[n]} MHz" if n in fmax else
+                      f"{n} engine{'s' if n > 1 else ''}: no report (run synth)" for n in sizes))
+    print("python-chess: its legal move generator, bulk-counted, two plies shallower (the same positions)")
+    versions = {row["stockfish"].get("version") for row in rows if "stockfish" in row} - {None}
+    if stockfish is None:
+        print("Stockfish: no stockfish binary on PATH (or $HWMOVEGEN_STOCKFISH): not measured")
+    else:
+        errors = [row["stockfish"]["error"] for row in rows if "error" in row.get("stockfish", {})]
+        print(f"Stockfish: {', '.join(sorted(versions)) or stockfish} 'go perft' over UCI, one thread, best of "
+              f"three, wall time from 'go' to 'Nodes searched'; ratio = the {sizes[-1]}-engine projection / "
+              "Stockfish" + (f" ({errors[0]})" if errors else ""))
+    for name in wrong:
+        print(f"MISMATCH: the hardware's count for {name} is not the published one")
+    return 1 if wrong else 0

@@ -8,7 +8,7 @@ from .backends import ModelBackend
 from .perft import perft
 
 __all__ = ["python_chess_perft", "position_rows", "perft_rows", "stream_rate", "legality_overhead",
-           "RATE_POSITIONS"]
+           "hardware_perft_rows", "RATE_POSITIONS", "PERFT_BENCH"]
 
 RATE_POSITIONS = 1000       # random positions (seed 1) behind the moves/cycle a core is credited with
 
@@ -96,3 +96,50 @@ def _timed(function, *args):
     start = time.perf_counter()
     result = function(*args)
     return result, time.perf_counter() - start
+
+
+# ``bench perft``: the positions and depths the hardware perft is measured on
+PERFT_BENCH = (
+    ("start position", chess.STARTING_FEN, 5, 4_865_609),
+    ("kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 4, 4_085_603),
+    ("CPW position 3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 5, 674_624),
+)
+PYTHON_CHESS_DEPTH_DROP = 2     # python-chess is timed two plies shallower (seconds, not minutes)
+STOCKFISH_RUNS = 3              # Stockfish's best of three (a depth-5 perft takes milliseconds)
+
+
+def hardware_perft_rows(arrays, fmax, stockfish=None, progress=None):
+    """Per PERFT_BENCH position: each array's nodes and cycles (cycle-accurate simulation)
+    and projected nodes/s (nodes x ``fmax[engines]`` MHz / cycles), python-chess's nodes/s,
+    and Stockfish's (``stockfish``: its path, or None) with the largest array's ratio to it."""
+    from .stockfish import StockfishError, stockfish_perft
+    from .hwperft import projected_nodes_per_second
+    rows = []
+    for name, fen, depth, published in PERFT_BENCH:
+        board = chess.Board(fen)
+        row = {"name": name, "fen": fen, "depth": depth, "published": published, "arrays": []}
+        for array in arrays:
+            run = array.perft(board, depth)
+            projected = projected_nodes_per_second(run.nodes, run.cycles, fmax.get(array.engines))
+            row["arrays"].append({"engines": array.engines, "nodes": run.nodes, "cycles": run.cycles,
+                                  "balance": round(run.balance, 4), "fmax_mhz": fmax.get(array.engines),
+                                  "projected_nodes_per_s": projected and round(projected),
+                                  "simulation_seconds": round(run.seconds, 2)})
+            if progress:
+                progress()
+        shallow = depth - PYTHON_CHESS_DEPTH_DROP
+        nodes, seconds = _timed(python_chess_perft, board.copy(), shallow)
+        row["python_chess"] = {"depth": shallow, "nodes": nodes, "nodes_per_s": round(nodes / seconds)}
+        if stockfish:
+            try:
+                runs = [stockfish_perft(fen, depth, stockfish) for _ in range(STOCKFISH_RUNS)]
+            except StockfishError as error:
+                row["stockfish"] = {"error": str(error)}
+            else:
+                nodes, seconds, version = min(runs, key=lambda r: r[1])
+                row["stockfish"] = {"version": version, "nodes": nodes, "seconds": round(seconds, 4),
+                                    "nodes_per_s": round(nodes / seconds)}
+                largest = row["arrays"][-1]["projected_nodes_per_s"]
+                row["ratio"] = largest and round(largest / row["stockfish"]["nodes_per_s"], 3)
+        rows.append(row)
+    return rows

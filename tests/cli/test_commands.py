@@ -85,6 +85,19 @@ def test_perft_json_and_divide(capsys):
     assert {line.split(":")[0] for line in lines[:48]} == {m.uci() for m in chess.Board(KIWIPETE).legal_moves}
 
 
+def test_perft_in_hardware(capsys):
+    code, out, err = run(capsys, "perft", "--in-hardware", "--fen", KIWIPETE, "--depth", "3", "--engines", "3",
+                         "--fmax", "50", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["nodes"] == 97862 and result["in_hardware"] and result["engines"] == 3
+    assert result["cycles"] == result["counters"]["cycles"] > 0 and err == ""
+    assert result["projected_nodes_per_s"] == round(97862 * 50e6 / result["cycles"])
+    code, out, err = run(capsys, "perft", "--in-hardware", "--fen", KIWIPETE, "--depth", "2", "--divide")
+    lines = out.strip().splitlines()
+    assert code == 0 and lines[-1] == "Nodes searched: 2039" and len(lines) == 48 + 2
+    assert "cycles on 1 engine" in err
+
+
 def test_json_names_the_backend_that_ran(capsys, monkeypatch):
     import hwmovegen.sim.toolchain as toolchain
     monkeypatch.setattr(toolchain, "cxx_compiler", lambda: None)
