@@ -11,8 +11,9 @@ import time
 from typing import NamedTuple
 
 from ..rtl.protocol import (SYNC, FrameType, ErrorCode, ERROR_MEANINGS, PROTOCOL_VERSION, MOVE_LENGTH,
-                            DONE_LENGTH, PONG_LENGTH, FEATURE_LEGALITY, LAYOUT_IDS, CORE_IDS, crc8, frame,
-                            generate_payload)
+                            DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, LAYOUT_IDS, CORE_IDS,
+                            crc8, frame, generate_payload, perft_payload)
+from ..rtl.types import PerftReply, unpack
 from ..sim.wire import counters_from_word, move_from_word, position_bytes
 
 __all__ = ["LinkError", "DeviceError", "FrameDecoder", "BoardInfo", "HostClient", "SerialTransport",
@@ -72,6 +73,7 @@ class BoardInfo(NamedTuple):
     layout: str
     core: str
     legality: bool          # the bitstream has the legality stage
+    perft_engines: int = 0  # the size of its perft array (0: none)
 
 
 class HostClient:
@@ -122,7 +124,8 @@ class HostClient:
         layouts = {v: k for k, v in LAYOUT_IDS.items()}
         cores = {v: k for k, v in CORE_IDS.items()}
         return BoardInfo(payload[0], layouts.get(payload[1], f"layout {payload[1]}"),
-                         cores.get(payload[2], f"core {payload[2]}"), bool(payload[3] & FEATURE_LEGALITY))
+                         cores.get(payload[2], f"core {payload[2]}"), bool(payload[3] & FEATURE_LEGALITY),
+                         payload[4])
 
     def generate(self, position, legal=False):
         """Moves (model Move objects, in emission order) and counters for a Position:
@@ -137,6 +140,21 @@ class HostClient:
                 return moves, counters_from_word(int.from_bytes(payload, "little"))
             else:
                 raise LinkError(f"unexpected frame type 0x{frame_type:02x} during generation")
+
+
+    def perft(self, position, depth, timeout=None):
+        """The board's perft of a Position to ``depth`` plies, walked in its perft array:
+        ``{"nodes": ..., "cycles": ...}``. ``timeout``: seconds to wait (default the client's)."""
+        self.transport.write(frame(FrameType.PERFT, perft_payload(position_bytes(position), depth)))
+        saved = self.timeout
+        self.timeout = timeout or saved
+        try:
+            frame_type, payload = self._next_frame()
+        finally:
+            self.timeout = saved
+        if frame_type != FrameType.PERFT_DONE or len(payload) != PERFT_DONE_LENGTH:
+            raise LinkError(f"expected PERFT_DONE, got type 0x{frame_type:02x}")
+        return unpack(PerftReply, int.from_bytes(payload, "little"))
 
 
 class SerialTransport:
@@ -170,11 +188,11 @@ class SimulatedDevBoard:
     """
 
     def __init__(self, layout="dense", core="walker", legal=False, divisor=4, idle_timeout=400,
-                 cycles_per_second=200_000):
+                 cycles_per_second=200_000, perft_engines=0):
         from amaranth.sim import Simulator
         from ..rtl.hostlink import HostLinkTop
 
-        self.top = HostLinkTop(divisor, idle_timeout, layout, core, legal)
+        self.top = HostLinkTop(divisor, idle_timeout, layout, core, legal, perft_engines)
         self.divisor = divisor
         self.cycles_per_second = cycles_per_second
         self.to_send = bytearray()

@@ -68,16 +68,17 @@ def check_baud(clock_hz, baud):
 class DevBoardTop(Elaboratable):
     """The host-link top on a dev board: its UART (the USB serial bridge), LED 0 lit while busy."""
 
-    def __init__(self, layout="dense", core="walker", baud=115_200, legal=False):
+    def __init__(self, layout="dense", core="walker", baud=115_200, legal=False, perft_engines=0):
         self.layout = layout
         self.core = core
         self.baud = baud
         self.legal = legal
+        self.perft_engines = perft_engines
 
     def elaborate(self, platform):
         m = Module()
         link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, self.layout, self.core,
-                                     self.legal)
+                                     self.legal, perft_engines=self.perft_engines)
         m.submodules.link = link
         # every subsignal raw (the ULX3S's UART also has RTS/DTR), buffered here
         subsignals = platform.lookup("uart", 0).ios
@@ -89,9 +90,11 @@ class DevBoardTop(Elaboratable):
         return m
 
 
-def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115_200, legal=False):
+def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115_200, legal=False,
+                    perft_engines=0):
     """Build the bitstream for a dev board into ``out_dir``; return a report dict.
-    ``legal``: with the legality stage (GENERATE may then ask for legal moves)."""
+    ``legal``: with the legality stage (GENERATE may then ask for legal moves);
+    ``perft_engines``: a perft array of that many engines beside the generator (PERFT)."""
     board = get_dev_board(board_name)
     target = TARGETS[board.target]
     platform = board.platform()
@@ -103,9 +106,10 @@ def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115
     build_dir = out_dir / "build"
     start = time.perf_counter()
     try:
-        parsed = run_flow(platform, DevBoardTop(layout, core, baud, legal), build_dir)
+        parsed = run_flow(platform, DevBoardTop(layout, core, baud, legal, perft_engines), build_dir)
     except DoesNotFit as error:
-        stage = " and the legality stage" if legal else ""
+        stage = (" and the legality stage" if legal else "") + \
+            (f" and {perft_engines} perft engine{'s' if perft_engines > 1 else ''}" if perft_engines else "")
         raise DoesNotFit(f"the {core} core with the host link{stage} does not fit the {target.device} of the "
                          f"{board.name}: {error}, the device has {target.logic_capacity}") from None
     bitstream = out_dir / f"hwmovegen-{board.name}{board.bitstream_suffix}"
@@ -118,6 +122,7 @@ def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115
         "layout": layout,
         "core": core,
         "legal": legal,
+        "perft_engines": perft_engines,
         "baud": baud,
         "clock_mhz": platform.default_clk_frequency / 1e6,
         "fmax_mhz": round(parsed["fmax_mhz"], 2) if parsed["fmax_mhz"] else None,

@@ -2,7 +2,8 @@
 
 import json
 
-from ..boards.client import HostClient, LinkError, SerialTransport, SimulatedDevBoard
+from ..boards.client import DeviceError, HostClient, LinkError, SerialTransport, SimulatedDevBoard
+from ..rtl.protocol import ErrorCode
 from ..boards.devboards import DEV_BOARDS, build_bitstream
 from ..boards.synth import BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
@@ -38,6 +39,8 @@ def register(subparsers):
     add_core(p)
     p.add_argument("--legal", action="store_true",
                    help="with the legality stage: the host may ask for legal moves (board --legal)")
+    p.add_argument("--perft-engines", type=positive_int, metavar="N",
+                   help="a perft array of N engines beside the generator: the board runs perft (board --perft)")
     p.add_argument("--baud", type=positive_int, default=115_200, help="UART baud rate (default 115200)")
     add_json(p)
 
@@ -53,6 +56,10 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
+    p.add_argument("--perft", type=positive_int, metavar="DEPTH",
+                   help="perft to DEPTH in the board's perft array (no host help), checked against python-chess")
+    p.add_argument("--perft-engines", type=positive_int, metavar="N",
+                   help="with --sim: the simulated board's perft array (default 1 with --perft)")
     add_json(p)
 
 
@@ -106,12 +113,14 @@ def _synth(args):
 
 def _build(args):
     report = build_bitstream(args.board, args.out, layout=args.layout, core=args.core, baud=args.baud,
-                             legal=args.legal)
+                             legal=args.legal, perft_engines=args.perft_engines or 0)
     if args.json:
         print(json.dumps(report))
         return 0
     print(f'{report["board"]} ({report["fpga"]}), {report["core"]} core, {report["layout"]} layout, '
-          f'{"legality stage, " if report["legal"] else ""}{report["baud"]} baud')
+          f'{"legality stage, " if report["legal"] else ""}'
+          + (f'{report["perft_engines"]} perft engines, ' if report["perft_engines"] else "")
+          + f'{report["baud"]} baud')
     print(f'clock {report["clock_mhz"]} MHz, routed fmax {report["fmax_mhz"]} MHz')
     print("utilization " + ", ".join(f"{cell} {used}" for cell, used in report["utilization"].items()))
     print(f'bitstream {report["bitstream"]}')
@@ -122,8 +131,11 @@ def _board(args):
     if (args.port is None) == (not args.sim):
         raise CliError("give --port PORT (a board) or --sim (the simulated board)")
     records = positions(args)
+    if args.perft_engines and not args.sim:
+        raise CliError("--perft-engines sets up the simulated board (--sim); a real board has its bitstream's")
     if args.sim:
-        transport = SimulatedDevBoard(layout=args.layout, core=args.core, legal=args.legal)
+        engines = args.perft_engines or (1 if args.perft else 0)
+        transport = SimulatedDevBoard(layout=args.layout, core=args.core, legal=args.legal, perft_engines=engines)
     else:
         transport = SerialTransport(args.port, args.baud)
     client = HostClient(transport, timeout=args.timeout)
@@ -132,9 +144,15 @@ def _board(args):
     if args.legal and not info.legality:
         raise CliError("the board's bitstream has no legality stage: build it with --legal, "
                         "or leave out --legal for the pseudo-legal moves")
+    if args.perft and not info.perft_engines:
+        raise CliError("the board's bitstream has no perft array: build it with --perft-engines N")
     if not args.json:
         stage = ", legality stage" if info.legality else ""
-        print(f"# board: protocol {info.version}, {core} core, {layout} layout{stage}")
+        array = f", {info.perft_engines} perft engine{'s' if info.perft_engines > 1 else ''}" \
+            if info.perft_engines else ""
+        print(f"# board: protocol {info.version}, {core} core, {layout} layout{stage}{array}")
+    if args.perft:
+        return _board_perft(args, client, records)
     failures = 0
     for record in records:
         position = Position.from_board(record.board, check=False)
@@ -155,4 +173,31 @@ def _board(args):
         verdict = "matches the golden model" if matches else "MISMATCH with the golden model"
         print(f"# {verdict}: {len(moves)} moves, {counters['steps']} steps, {counters['cycles']} cycles, "
               f"{counters['stalls']} stall cycles")
+    return 1 if failures else 0
+
+
+def _board_perft(args, client, records):
+    """Perft of every position walked on the board, checked against python-chess."""
+    from ..sim.bench import python_chess_perft
+    failures = 0
+    for record in records:
+        position = Position.from_board(record.board, check=False)
+        try:
+            answer = client.perft(position, args.perft, timeout=max(args.timeout, 3600.0))
+        except DeviceError as error:
+            if error.code == ErrorCode.BAD_DEPTH:
+                raise CliError(str(error)) from None
+            raise
+        expected = python_chess_perft(record.board.copy(), args.perft)
+        matches = answer["nodes"] == expected
+        failures += not matches
+        if args.json:
+            print(json.dumps({"fen": record.fen, "backend": "sim" if args.sim else "board", "depth": args.perft,
+                              "nodes": answer["nodes"], "cycles": answer["cycles"], "matches": matches}), flush=True)
+            continue
+        if len(records) > 1:
+            print(f"# {record.fen}")
+        print(answer["nodes"])
+        verdict = "matches python-chess" if matches else f"MISMATCH: python-chess counts {expected}"
+        print(f"# {verdict}: perft({args.perft}) in {answer['cycles']:,} cycles of the board's perft array")
     return 1 if failures else 0

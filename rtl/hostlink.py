@@ -13,15 +13,17 @@ from amaranth.lib.wiring import In, Out
 
 from .board import LoadSignature
 from .movegen import MoveGenerator
+from .perft import PerftArray
 from .protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, REQUEST_LENGTHS, OLD_GENERATE_LENGTH,
-                       MOVE_LENGTH, DONE_LENGTH, PONG_LENGTH, FEATURE_LEGALITY, LAYOUT_IDS, CORE_IDS, CRC)
-from .types import PLANES, PLANE_BYTES, POSITION_BYTES, Counters, GenerateFlags, Move
+                       MOVE_LENGTH, DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, PERFT_MAX_DEPTH, FEATURE_LEGALITY,
+                       LAYOUT_IDS, CORE_IDS, CRC)
+from .types import PLANES, PLANE_BYTES, POSITION_BYTES, Counters, GenerateFlags, Move, PerftCounters, PerftReply
 from .uart import UARTReceiver, UARTTransmitter
 
 __all__ = ["FrameReceiver", "FrameSender", "ReplyFrame", "RequestExecutor", "HostLink", "HostLinkTop"]
 
 MAX_REQUEST = max(REQUEST_LENGTHS.values())
-MAX_REPLY = max(DONE_LENGTH, MOVE_LENGTH, PONG_LENGTH, 1)
+MAX_REPLY = max(DONE_LENGTH, MOVE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, 1)
 
 
 class FrameReceiver(wiring.Component):
@@ -218,13 +220,16 @@ class RequestExecutor(wiring.Component):
 
     ``legality``: the generator has the legality stage; a GENERATE's ``legal`` flag
     drives ``all_moves`` low with ``start``. Without the stage, a legal request is
-    refused with ``NO_LEGALITY``.
+    refused with ``NO_LEGALITY``. ``perft_engines``: the size of the perft array beside
+    the generator (0: none, PERFT is refused with ``NO_PERFT``); both are loaded with the
+    request's position.
     """
 
-    def __init__(self, layout_id, core_id, legality=False):
+    def __init__(self, layout_id, core_id, legality=False, perft_engines=0):
         self.layout_id = layout_id
         self.core_id = core_id
         self.legality = legality
+        self.perft_engines = perft_engines
         super().__init__({
             "requests": In(stream.Signature(8)),
             "read_addr": Out(range(MAX_REQUEST)),
@@ -239,11 +244,16 @@ class RequestExecutor(wiring.Component):
             "generating": In(1),            # the generator's busy
             "moves": In(stream.Signature(Move)),
             "counters": In(Counters),
+            "perft_start": Out(1),
+            "perft_depth": Out(8),
+            "perft_busy": In(1),
+            "perft_counters": In(PerftCounters),
         })
 
     def elaborate(self, platform):
         m = Module()
         frames = self.frames
+        perft, refusal = Signal(1), Signal(8)       # the request is a PERFT / why it is refused
 
         def reply(frame_type, length, payload):
             m.d.comb += [frames.valid.eq(1), frames.payload.type.eq(frame_type),
@@ -262,22 +272,33 @@ class RequestExecutor(wiring.Component):
                     m.d.comb += self.errors.ready.eq(frames.ready)
                 with m.Elif(self.requests.valid & (self.requests.payload == FrameType.PING)):
                     reply(FrameType.PONG, PONG_LENGTH, Cat(Const(PROTOCOL_VERSION, 8), Const(self.layout_id, 8),
-                                                           Const(self.core_id, 8), Const(features, 8)))
+                                                           Const(self.core_id, 8), Const(features, 8),
+                                                           Const(self.perft_engines, 8)))
                     m.d.comb += self.requests.ready.eq(frames.ready)
-                with m.Elif(self.requests.valid):      # GENERATE: the flags, then the state bytes
+                with m.Elif(self.requests.valid):      # GENERATE or PERFT: the byte after the image first
                     m.d.comb += [self.requests.ready.eq(1), self.read_addr.eq(POSITION_BYTES)]
+                    m.d.sync += perft.eq(self.requests.payload == FrameType.PERFT)
                     m.next = "FLAGS"
-            with m.State("FLAGS"):
+            with m.State("FLAGS"):          # GENERATE's flags, or PERFT's depth
                 m.d.comb += [self.busy.eq(1), self.read_addr.eq(state_at)]
                 read_flags = GenerateFlags(self.read_data[:len(flags.as_value())])
-                m.d.sync += flags.eq(read_flags)
+                m.d.sync += [flags.eq(read_flags), self.perft_depth.eq(self.read_data)]
                 m.next = "STATE_LOW"
+                with m.If(perft):
+                    if not self.perft_engines:
+                        m.d.sync += refusal.eq(ErrorCode.NO_PERFT)
+                        m.next = "REFUSE"
+                    else:
+                        with m.If((self.read_data == 0) | (self.read_data > PERFT_MAX_DEPTH)):
+                            m.d.sync += refusal.eq(ErrorCode.BAD_DEPTH)
+                            m.next = "REFUSE"
                 if not self.legality:
-                    with m.If(read_flags.legal):
+                    with m.Elif(read_flags.legal):
+                        m.d.sync += refusal.eq(ErrorCode.NO_LEGALITY)
                         m.next = "REFUSE"
             with m.State("REFUSE"):
                 m.d.comb += self.busy.eq(1)
-                reply(FrameType.ERROR, 1, ErrorCode.NO_LEGALITY)
+                reply(FrameType.ERROR, 1, refusal)
                 with m.If(frames.ready):
                     m.next = "IDLE"
             with m.State("STATE_LOW"):
@@ -306,9 +327,23 @@ class RequestExecutor(wiring.Component):
                     m.d.comb += self.read_addr.eq(Mux(plane == PLANES - 1, 0, plane + 1) * PLANE_BYTES + rank)
                     m.d.sync += [rank_planes.eq(Cat(rank_planes[8:], self.read_data)), plane.eq(plane + 1)]
             with m.State("START"):
-                m.d.comb += [self.busy.eq(1), self.start.eq(self.start_ready), self.all_moves.eq(~flags.legal)]
-                with m.If(self.start_ready):
-                    m.next = "STREAM"
+                m.d.comb += self.busy.eq(1)
+                with m.If(perft):           # the array is idle: the executor serves one request at a time
+                    m.d.comb += self.perft_start.eq(1)
+                    m.next = "WALK"
+                with m.Else():
+                    m.d.comb += [self.start.eq(self.start_ready), self.all_moves.eq(~flags.legal)]
+                    with m.If(self.start_ready):
+                        m.next = "STREAM"
+            with m.State("WALK"):           # the whole tree in the array, then its figures
+                m.d.comb += self.busy.eq(1)
+                with m.If(~self.perft_busy):
+                    answer = Signal(PerftReply)
+                    m.d.comb += [answer.nodes.eq(self.perft_counters.nodes),
+                                 answer.cycles.eq(self.perft_counters.cycles)]
+                    reply(FrameType.PERFT_DONE, PERFT_DONE_LENGTH, answer)
+                    with m.If(frames.ready):
+                        m.next = "IDLE"
             with m.State("STREAM"):         # one MOVE frame per move, then DONE with the counters
                 m.d.comb += self.busy.eq(1)
                 with m.If(self.moves.valid):
@@ -324,9 +359,9 @@ class RequestExecutor(wiring.Component):
 class HostLink(wiring.Component):
     """Receiver, executor and sender: request bytes in, reply bytes out, the generator driven."""
 
-    def __init__(self, layout_id, core_id, idle_timeout, legality=False):
+    def __init__(self, layout_id, core_id, idle_timeout, legality=False, perft_engines=0):
         self.layout_id, self.core_id, self.idle_timeout = layout_id, core_id, idle_timeout
-        self.legality = legality
+        self.legality, self.perft_engines = legality, perft_engines
         super().__init__({
             "rx": In(stream.Signature(8, always_ready=True)),
             "tx": Out(stream.Signature(8)),
@@ -337,13 +372,18 @@ class HostLink(wiring.Component):
             "generating": In(1),
             "moves": In(stream.Signature(Move)),
             "counters": In(Counters),
+            "perft_start": Out(1),
+            "perft_depth": Out(8),
+            "perft_busy": In(1),
+            "perft_counters": In(PerftCounters),
             "busy": Out(1),
         })
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.receiver = receiver = FrameReceiver(self.idle_timeout)
-        m.submodules.executor = executor = RequestExecutor(self.layout_id, self.core_id, self.legality)
+        m.submodules.executor = executor = RequestExecutor(self.layout_id, self.core_id, self.legality,
+                                                           self.perft_engines)
         m.submodules.sender = sender = FrameSender()
         wiring.connect(m, wiring.flipped(self.rx), receiver.rx)
         wiring.connect(m, receiver.requests, executor.requests)
@@ -359,44 +399,57 @@ class HostLink(wiring.Component):
             executor.start_ready.eq(self.start_ready),
             executor.generating.eq(self.generating),
             executor.counters.eq(self.counters), self.busy.eq(executor.busy),
+            self.perft_start.eq(executor.perft_start), self.perft_depth.eq(executor.perft_depth),
+            executor.perft_busy.eq(self.perft_busy), executor.perft_counters.eq(self.perft_counters),
         ]
         return m
 
 
 class HostLinkTop(wiring.Component):
-    """UART pins -> host link -> move generator (with the legality stage if ``legal``)."""
+    """UART pins -> host link -> move generator (with the legality stage if ``legal``), and a
+    perft array of ``perft_engines`` engines beside it (none if 0)."""
 
     rx: In(1, init=1)
     tx: Out(1)
     busy: Out(1)
 
-    def __init__(self, divisor, idle_timeout, layout="dense", core="walker", legal=False):
+    def __init__(self, divisor, idle_timeout, layout="dense", core="walker", legal=False, perft_engines=0):
         self.divisor = divisor
         self.idle_timeout = idle_timeout
         self.layout = layout
         self.core = core
         self.legal = legal
+        self.perft_engines = perft_engines
         super().__init__()
 
     @classmethod
-    def for_clock(cls, clock_hz, baud, layout="dense", core="walker", legal=False, idle_timeout_s=0.005):
+    def for_clock(cls, clock_hz, baud, layout="dense", core="walker", legal=False, idle_timeout_s=0.005,
+                  perft_engines=0):
         """A top for a real clock: the divisor from the baud rate, a 5 ms idle timeout."""
         divisor = round(clock_hz / baud)
-        return cls(divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s)), layout, core, legal)
+        return cls(divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s)), layout, core, legal,
+                   perft_engines)
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.receiver = receiver = UARTReceiver(self.divisor)
         m.submodules.transmitter = transmitter = UARTTransmitter(self.divisor)
         m.submodules.link = link = HostLink(LAYOUT_IDS[self.layout], CORE_IDS[self.core], self.idle_timeout,
-                                            legality=self.legal)
+                                            legality=self.legal, perft_engines=self.perft_engines)
         m.submodules.generator = generator = MoveGenerator(self.layout, self.core, legal=self.legal)
         if self.legal:
             m.d.comb += generator.all_moves.eq(link.all_moves)
         m.d.comb += [receiver.rx.eq(self.rx), self.tx.eq(transmitter.tx), self.busy.eq(link.busy)]
         wiring.connect(m, receiver.bytes, link.rx)
         wiring.connect(m, link.tx, transmitter.bytes)
-        wiring.connect(m, link.load, generator.load)
+        if self.perft_engines:
+            m.submodules.perft = perft = PerftArray(self.layout, self.core, engines=self.perft_engines,
+                                                    max_depth=PERFT_MAX_DEPTH)
+            wiring.connect(m, link.load, generator.load, perft.load)
+            m.d.comb += [perft.start.eq(link.perft_start), perft.depth.eq(link.perft_depth),
+                         link.perft_busy.eq(perft.busy), link.perft_counters.eq(perft.counters)]
+        else:
+            wiring.connect(m, link.load, generator.load)
         wiring.connect(m, generator.moves, link.moves)
         m.d.comb += [generator.start.eq(link.start), link.start_ready.eq(generator.start_ready),
                      link.generating.eq(generator.busy), link.counters.eq(generator.counters)]

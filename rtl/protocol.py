@@ -1,4 +1,4 @@
-"""Host-link protocol, version 3: constants, the frame checksum and frame building (pure Python).
+"""Host-link protocol, version 4: constants, the frame checksum and frame building (pure Python).
 
 Every frame, in both directions::
 
@@ -10,13 +10,17 @@ payload. Multi-byte numbers are little-endian. Payload layouts come from
 :mod:`hwmovegen.rtl.types`:
 
 * ``PING`` (0x01), no payload: answered by ``PONG`` (0x81) with
-  ``[PROTOCOL_VERSION, layout id, core id, features]``; feature bit 0
-  (``FEATURE_LEGALITY``): the bitstream has the legality stage.
+  ``[PROTOCOL_VERSION, layout id, core id, features, perft engines]``; feature bit 0
+  (``FEATURE_LEGALITY``): the bitstream has the legality stage; perft engines: the
+  size of its perft array (0: none).
 * ``GENERATE`` (0x02): the position image (``types.position_image``: 32 bytes of
   piece codes, then the ``BoardState`` bits), then the ``GenerateFlags`` byte
   (bit 0 ``legal``: the legal moves, else the pseudo-legal ones). Answered by one
   ``MOVE`` (0x82) frame per generated move, in emission order (the ``Move``
   bits), then ``DONE`` (0x83) with the ``Counters`` bits.
+* ``PERFT`` (0x03): the position image, then the depth byte (1 to ``PERFT_MAX_DEPTH``).
+  The board's perft array walks the legal tree with no host help and answers with
+  ``PERFT_DONE`` (0x84): the ``PerftReply`` bits (the leaves and the cycles).
 
 Errors (FPGA to host), ``ERROR`` (0xEE) with one code byte:
 
@@ -29,6 +33,8 @@ Errors (FPGA to host), ``ERROR`` (0xEE) with one code byte:
   host speaks an older protocol. Nothing is generated.
 * ``NO_LEGALITY``: a GENERATE asked for legal moves of a bitstream built
   without the legality stage. Nothing is generated.
+* ``NO_PERFT``: a PERFT to a bitstream without a perft array.
+* ``BAD_DEPTH``: a PERFT's depth is 0 or above what the engines hold.
 
 After an error the FPGA hunts for the next ``0xA5``: a request sent after the
 error reply is served normally.
@@ -36,25 +42,30 @@ error reply is served normally.
 Version history: 1 sent the state as ``white_to_move | castling << 1`` and
 ``ep_square | ep_valid << 7`` and PONG without the core; 2 sends the
 ``BoardState`` bits as they are and names the core; 3 adds the GENERATE flags
-byte (legal moves) and the PONG features byte.
+byte (legal moves) and the PONG features byte; 4 adds PERFT and the PONG's perft
+engines byte.
 """
 
 from enum import IntEnum
 
 from amaranth.lib.crc import catalog
 
-from .types import Counters, GenerateFlags, Move, POSITION_BYTES, byte_length, pack
+from .types import Counters, GenerateFlags, Move, PerftReply, POSITION_BYTES, byte_length, pack
 
 __all__ = ["PROTOCOL_VERSION", "SYNC", "FrameType", "ErrorCode", "ERROR_MEANINGS", "REQUEST_LENGTHS",
            "GENERATE_LENGTH", "OLD_GENERATE_LENGTH", "MOVE_LENGTH", "DONE_LENGTH", "PONG_LENGTH",
-           "FEATURE_LEGALITY", "LAYOUT_IDS", "CORE_IDS", "CRC", "crc8", "frame", "generate_payload"]
+           "FEATURE_LEGALITY", "LAYOUT_IDS", "CORE_IDS", "CRC", "crc8", "frame", "generate_payload", "perft_payload",
+           "PERFT_LENGTH", "PERFT_DONE_LENGTH", "PERFT_MAX_DEPTH"]
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 SYNC = 0xA5
 CRC = catalog.CRC8_SMBUS(data_width=8)
 MOVE_LENGTH = byte_length(Move)
 DONE_LENGTH = byte_length(Counters)
-PONG_LENGTH = 4
+PONG_LENGTH = 5
+PERFT_LENGTH = POSITION_BYTES + 1
+PERFT_DONE_LENGTH = byte_length(PerftReply)
+PERFT_MAX_DEPTH = 8         # the engines' stacks (hwmovegen.rtl.perft)
 FEATURE_LEGALITY = 1
 GENERATE_LENGTH = POSITION_BYTES + byte_length(GenerateFlags)
 OLD_GENERATE_LENGTH = POSITION_BYTES        # version 2: the image alone
@@ -65,9 +76,11 @@ CORE_IDS = {"walker": 0, "fast": 1}
 class FrameType(IntEnum):
     PING = 0x01
     GENERATE = 0x02
+    PERFT = 0x03
     PONG = 0x81
     MOVE = 0x82
     DONE = 0x83
+    PERFT_DONE = 0x84
     ERROR = 0xEE
 
 
@@ -79,6 +92,8 @@ class ErrorCode(IntEnum):
     JUNK = 5
     OLD_VERSION = 6
     NO_LEGALITY = 7
+    NO_PERFT = 8
+    BAD_DEPTH = 9
 
 
 # what the host tells its user for each error code
@@ -91,11 +106,13 @@ ERROR_MEANINGS = {
     ErrorCode.OLD_VERSION: f"a GENERATE of protocol version 2 arrived; the board speaks version {PROTOCOL_VERSION}",
     ErrorCode.NO_LEGALITY: "legal moves were asked of a bitstream without the legality stage "
                            "(build it with --legal)",
+    ErrorCode.NO_PERFT: "a perft was asked of a bitstream without a perft array (build it with --perft-engines)",
+    ErrorCode.BAD_DEPTH: f"a perft depth was 0 or above the engines' {PERFT_MAX_DEPTH} plies",
 }
 
 
 # The payload length of every request the FPGA accepts.
-REQUEST_LENGTHS = {FrameType.PING: 0, FrameType.GENERATE: GENERATE_LENGTH}
+REQUEST_LENGTHS = {FrameType.PING: 0, FrameType.GENERATE: GENERATE_LENGTH, FrameType.PERFT: PERFT_LENGTH}
 
 
 def crc8(data):
@@ -111,3 +128,8 @@ def generate_payload(image, legal=False):
     """A GENERATE request's payload: the position image, then the flags."""
     flags = pack(GenerateFlags, {"legal": int(legal)})
     return bytes(image) + flags.to_bytes(byte_length(GenerateFlags), "little")
+
+
+def perft_payload(image, depth):
+    """A PERFT request's payload: the position image, then the depth."""
+    return bytes(image) + bytes([depth])

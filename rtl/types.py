@@ -14,7 +14,7 @@ from amaranth.lib import data
 
 __all__ = ["Move", "BoardState", "Counters", "COUNTER_WIDTH", "COUNTER_NAMES", "CycleSample", "pack", "unpack",
            "byte_length", "PLANES", "POSITION_BYTES", "PLANE_BYTES", "position_image", "GenerateFlags",
-           "PerftCounters", "PERFT_COUNTER_WIDTH", "PERFT_COUNTER_NAMES"]
+           "PerftCounters", "PERFT_COUNTER_WIDTH", "PERFT_COUNTER_NAMES", "PerftReply"]
 
 COUNTER_WIDTH = 32
 
@@ -68,6 +68,12 @@ class PerftCounters(data.Struct):
 
 
 PERFT_COUNTER_NAMES = tuple(name for name, _ in PerftCounters.as_shape())
+
+
+class PerftReply(data.Struct):
+    """A host-link PERFT's answer: the leaves and the cycles the walk took."""
+    nodes: PERFT_COUNTER_WIDTH
+    cycles: PERFT_COUNTER_WIDTH
 
 
 class CycleSample(data.Struct):

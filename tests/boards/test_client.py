@@ -7,7 +7,8 @@ import pytest
 
 from hwmovegen.boards.client import DeviceError, FrameDecoder, HostClient, SimulatedDevBoard
 from hwmovegen.cli import main
-from hwmovegen.rtl.protocol import PROTOCOL_VERSION, ErrorCode, FrameType, crc8, frame, generate_payload
+from hwmovegen.rtl.protocol import (PROTOCOL_VERSION, ErrorCode, FrameType, crc8, frame, generate_payload,
+                                    perft_payload)
 from hwmovegen.sim.model import Position, cycle_bound, generate, work
 from hwmovegen.sim.wire import position_bytes
 
@@ -36,7 +37,7 @@ def assert_generates(client, fen):
 
 def test_ping(link):
     _, client = link
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 0)
 
 
 @pytest.mark.parametrize("fen", POSITIONS)
@@ -54,6 +55,8 @@ def test_generate_over_the_uart_matches_the_model(link, fen):
     # legal moves asked of a bitstream without the legality stage
     (frame(FrameType.GENERATE, generate_payload(position_bytes(Position.from_fen(KIWIPETE)), legal=True)),
      ErrorCode.NO_LEGALITY),
+    # perft asked of a bitstream without a perft array
+    (frame(FrameType.PERFT, perft_payload(position_bytes(Position.from_fen(KIWIPETE)), 2)), ErrorCode.NO_PERFT),
     (bytes([0xA5, 0x07, 0x00, crc8(b"\x07\x00")]), ErrorCode.UNKNOWN_TYPE),
     (bytes([0xA5, 0x02, 0x05, 1, 2, 3, 4, 5, 0]), ErrorCode.BAD_LENGTH),
     (frame(FrameType.PING)[:-1] + b"\x00", ErrorCode.BAD_CHECKSUM),
@@ -72,14 +75,14 @@ def test_bad_checksum_on_a_generate_request(link):
     request[10] ^= 0x40
     client.send_raw(request)
     assert client.expect_error() == ErrorCode.BAD_CHECKSUM
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 0)
 
 
 def test_junk_right_before_a_request_is_skipped(link):
     board, client = link
     client.send_raw(b"\x00\x01\x02" + frame(FrameType.PING))   # no idle gap: no JUNK error
     frame_type, payload = client._next_frame()
-    assert frame_type == FrameType.PONG and payload == bytes([PROTOCOL_VERSION, 0, 0, 0])
+    assert frame_type == FrameType.PONG and payload == bytes([PROTOCOL_VERSION, 0, 0, 0, 0])
 
 
 def test_error_frames_raise_device_error(link):
@@ -145,7 +148,7 @@ def test_a_legal_board_serves_both_flags(core):
     """With the legality stage: the legal stream when GENERATE asks for it, and the plain
     core's stream and counters, cycle for cycle, when it does not."""
     client = HostClient(SimulatedDevBoard(core=core, legal=True), timeout=0.5)
-    assert client.ping() == (PROTOCOL_VERSION, "dense", core, True)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", core, True, 0)
     for name, fen, _, _ in RULES[:1] + RULES[13:14]:
         position = Position.from_fen(fen)
         moves, counters = client.generate(position, legal=True)
@@ -167,3 +170,31 @@ def test_cli_board_sim_legal(capsys):
     assert line["legal"] is True and line["matches_model"] is True
     assert line["moves"] == generate(Position.from_fen(fen), legal=True).uci()
     assert "b5c6" not in line["moves"]
+
+
+def test_a_perft_board_walks_trees_alone():
+    """PERFT: the board's two-engine array walks the tree and answers nodes and cycles; a
+    bad depth is refused and the link goes on."""
+    client = HostClient(SimulatedDevBoard(perft_engines=2), timeout=0.5)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 2)
+    answer = client.perft(Position.from_fen(KIWIPETE), 2, timeout=5)
+    assert answer["nodes"] == 2039 and 0 < answer["cycles"] < 10_000
+    for depth in (0, 9):
+        client.send_raw(frame(FrameType.PERFT, perft_payload(position_bytes(Position.from_fen(KIWIPETE)), depth)))
+        assert client.expect_error() == ErrorCode.BAD_DEPTH
+    assert client.perft(Position.from_fen(chess.STARTING_FEN), 1)["nodes"] == 20
+    assert_generates(client, PROMOTIONS)
+
+
+def test_cli_board_sim_perft(capsys):
+    assert main(["board", "--sim", "--perft", "2", "--fen", EN_PASSANT, "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    board = chess.Board(EN_PASSANT)
+    expected = sum(len(list(_after(board, move).legal_moves)) for move in board.legal_moves)
+    assert line["matches"] is True and line["nodes"] == expected and line["cycles"] > 0
+
+
+def _after(board, move):
+    board = board.copy()
+    board.push(move)
+    return board
