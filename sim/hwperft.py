@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .wire import board_bytes
 
-__all__ = ["HardwarePerft", "PerftRun", "MAX_DEPTH", "projected_nodes_per_second"]
+__all__ = ["HardwarePerft", "PysimPerft", "PerftRun", "MAX_DEPTH", "projected_nodes_per_second"]
 
 MAX_DEPTH = 8           # plies the engines' stacks and move lists hold
 
@@ -39,14 +39,17 @@ def projected_nodes_per_second(nodes, cycles, fmax_mhz):
     return nodes * fmax_mhz * 1e6 / cycles if cycles and fmax_mhz else None
 
 
-class _PysimPerft:
+class PysimPerft:
+    """A PerftArray in Amaranth's simulator (``dut``); ``run`` takes extra background
+    testbenches (``watchers``, ``async def watcher(ctx)``) that observe the walk."""
     name = "pysim"
 
-    def __init__(self, layout, core, engines, max_depth):
+    def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH):
         from ..rtl.perft import PerftArray
         self.dut = PerftArray(layout, core, engines=engines, max_depth=max_depth)
 
-    def run(self, board, depth, progress=None):
+    def run(self, board, depth, progress=None, watchers=()):
+        """The PerftCounters (a dict) of a walk of ``depth`` plies below ``board``."""
         from amaranth.sim import Simulator
         from . import testbench as tb
         dut, result = self.dut, {}
@@ -65,6 +68,8 @@ class _PysimPerft:
         sim = Simulator(dut)
         sim.add_clock(1e-8)
         sim.add_testbench(bench)
+        for watcher in watchers:
+            sim.add_testbench(watcher, background=True)
         sim.run()
         return result
 
@@ -95,7 +100,7 @@ class HardwarePerft:
         if backend == "cxxrtl":
             self._sim = _CxxrtlPerft(layout, core, engines, max_depth, log)
         elif backend == "pysim":
-            self._sim = _PysimPerft(layout, core, engines, max_depth)
+            self._sim = PysimPerft(layout, core, engines, max_depth)
         else:
             raise KeyError(f"perft in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
         self.name, self.layout, self.core, self.engines, self.max_depth = backend, layout, core, engines, max_depth

@@ -2,31 +2,15 @@
 
 import chess
 import pytest
-from amaranth.sim import Simulator
 
-from hwmovegen.rtl.perft import PerftArray
-from hwmovegen.sim import testbench as tb
+from hwmovegen.sim.hwperft import PysimPerft
 
 from ..helpers import KIWIPETE
 
 
 def perft_in_pysim(fen, depth, core="walker", engines=1):
-    dut = PerftArray(core=core, engines=engines, max_depth=4)
-    result = {}
-
-    async def bench(ctx):
-        await tb.load(ctx, dut, chess.Board(fen))
-        ctx.set(dut.depth, depth)
-        ctx.set(dut.start, 1)
-        await ctx.tick()
-        ctx.set(dut.start, 0)
-        while not ctx.get(dut.done):
-            await ctx.tick()
-        counters = ctx.get(dut.counters)
-        result.update(nodes=counters.nodes, cycles=counters.cycles, interior=counters.interior,
-                      apply=counters.apply_cycles, generate=counters.generate_cycles,
-                      engine_cycles=counters.engine_cycles)
-
+    array = PysimPerft(core=core, engines=engines, max_depth=4)
+    dut = array.dut
     board, applier = dut.engines[0].generator, dut.engines[0].applier
     restored, makes = [], []
 
@@ -48,11 +32,8 @@ def perft_in_pysim(fen, depth, core="walker", engines=1):
                 expected = None
             before, level = image, new_level
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.add_testbench(watch_unmakes, background=True)
-    sim.run()
+    counters = array.run(chess.Board(fen), depth, watchers=[watch_unmakes])
+    result = dict(counters, apply=counters["apply_cycles"], generate=counters["generate_cycles"])
     result.update(restored=len(restored), makes=len(makes))
     return result
 
