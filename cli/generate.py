@@ -145,7 +145,7 @@ def _perft_in_hardware(args, board):
     from ..sim.cxxrtl import BackendUnavailable
     array = HardwarePerft(args.backend, args.layout, args.core, engines=args.engines, log=log(args))
     try:
-        array._check(args.depth)
+        array.check_depth(args.depth)
     except ValueError as error:
         raise CliError(str(error)) from None
     try:

@@ -110,13 +110,14 @@ class HardwarePerft:
         if hasattr(self._sim, "prepare"):
             self._sim.prepare()
 
-    def _check(self, depth):
+    def check_depth(self, depth):
+        """Refuse (ValueError, one line) a depth the engines cannot hold."""
         if not 1 <= depth <= self.max_depth:
             raise ValueError(f"depth {depth} is outside what the perft engines hold (1 to {self.max_depth} plies)")
 
     def perft(self, board, depth, progress=None):
         """A PerftRun of the tree below ``board`` (a python-chess Board)."""
-        self._check(depth)
+        self.check_depth(depth)
         start = time.perf_counter()
         counters = self._sim.run(board, depth, progress)
         return PerftRun(counters["nodes"], counters["cycles"], counters, time.perf_counter() - start, self.engines)
@@ -125,7 +126,7 @@ class HardwarePerft:
         """Per root move, the tree below it walked in the hardware: ``root_moves`` are the
         root's legal moves (python-chess Moves, as the hardware emits them). The counters
         are summed over the walks."""
-        self._check(depth)
+        self.check_depth(depth)
         start = time.perf_counter()
         board = board.copy(stack=False)
         counts, total = [], None
