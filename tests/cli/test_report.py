@@ -259,7 +259,7 @@ def test_synthesis_shows_the_saved_reports_and_the_missing_ones(capsys, tmp_path
 def test_synth_option_runs_and_keeps_every_configuration(capsys, tmp_path, synth_cache, monkeypatch):
     runs = []
 
-    def fake_synth(target, layout, core, build_dir, seed, legal):
+    def fake_synth(target, layout, core, build_dir, seed, legal, perft_engines=0):
         runs.append((target, core, legal))
         if (target, core) == ("ice40-up5k", "fast"):
             raise synth_module.DoesNotFit("the placer needs 9999 logic cells")
