@@ -202,8 +202,10 @@ def _bench_perft(args):
         print("Stockfish: no stockfish binary on PATH (or $HWMOVEGEN_STOCKFISH): not measured")
     else:
         errors = [row["stockfish"]["error"] for row in rows if "error" in row.get("stockfish", {})]
+        clocks = {row["stockfish"].get("clock") for row in rows if "stockfish" in row} - {None}
+        clock = "CPU time" if clocks == {"cpu"} else "wall time" if clocks == {"wall"} else "CPU or wall time"
         print(f"Stockfish: {', '.join(sorted(versions)) or stockfish} 'go perft' over UCI, one thread, best of "
-              f"three, wall time from 'go' to 'Nodes searched'; ratio = the {sizes[-1]}-engine projection / "
+              f"three, its {clock} from 'go' to 'Nodes searched'; ratio = the {sizes[-1]}-engine projection / "
               "Stockfish" + (f" ({errors[0]})" if errors else ""))
     for name in wrong:
         print(f"MISMATCH: the hardware's count for {name} is not the published one")

@@ -136,9 +136,9 @@ def hardware_perft_rows(arrays, fmax, stockfish=None, progress=None):
             except StockfishError as error:
                 row["stockfish"] = {"error": str(error)}
             else:
-                nodes, seconds, version = min(runs, key=lambda r: r[1])
+                nodes, seconds, version, clock = min(runs, key=lambda r: r[1])
                 row["stockfish"] = {"version": version, "nodes": nodes, "seconds": round(seconds, 4),
-                                    "nodes_per_s": round(nodes / seconds)}
+                                    "clock": clock, "nodes_per_s": round(nodes / seconds)}
                 largest = row["arrays"][-1]["projected_nodes_per_s"]
                 row["ratio"] = largest and round(largest / row["stockfish"]["nodes_per_s"], 3)
         rows.append(row)
