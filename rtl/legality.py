@@ -32,7 +32,7 @@ core's first moves wait for it in the core's own output FIFO. The board must hol
 position through the setup, as it does while the generator is busy.
 """
 
-from amaranth import Module, Signal, Cat, Const, Mux, Array
+from amaranth import Module, Signal, Cat, Const, Mux, Array, signed
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -43,7 +43,7 @@ from .types import BoardState, Move
 __all__ = ["LegalityStage", "SETUP_CYCLES"]
 
 _KING_DIRECTIONS = DIRECTIONS[:8]           # N, NE, E, SE, S, SW, W, NW: a direction's axis is its index % 4
-SETUP_CYCLES = 1 + 2 * 8                    # start, then a rank a cycle up and down
+SETUP_CYCLES = 1 + 8 + 7                    # start, then a rank a cycle up and down again
 
 
 def _up(bits, k=1):
@@ -109,7 +109,7 @@ class LegalityStage(wiring.Component):
         m = Module()
         running, finished, down = Signal(1), Signal(1), Signal(1)
         row = Signal(3)
-        sweeping = running & ~self.start
+        sweeping = running                  # a start mid-sweep wins: its resets come last below
 
         # ---- the state the filter needs after the setup, registered at start
         white, ep_valid, ep_square = Signal(1), Signal(1), Signal(6)
@@ -117,12 +117,21 @@ class LegalityStage(wiring.Component):
             m.d.sync += [white.eq(self.state.white_to_move), ep_valid.eq(self.state.ep_valid),
                          ep_square.eq(self.state.ep_square)]
         taken = Signal(6)           # the pawn en passant takes, and the squares it may be taken from
-        m.d.comb += taken.eq(Mux(white, ep_square - 8, ep_square + 8))
         takers = [Signal(6, name=f"taker{i}") for i in range(2)]
-        m.d.comb += [takers[0].eq(taken - 1), takers[1].eq(taken + 1)]
+        state = self.state
+        taken_now = Mux(state.white_to_move, state.ep_square - 8, state.ep_square + 8)[:6]
+        with m.If(self.start):
+            m.d.sync += [taken.eq(taken_now), takers[0].eq(taken_now - 1), takers[1].eq(taken_now + 1)]
 
-        # ---- the rank under the sweep, decoded
-        t0, t1, t2, black = (self.planes[k].word_select(row, 8) for k in range(4))
+        # ---- the rank under the sweep, read a cycle ahead (the sweep's order is fixed): up from
+        # the first rank, then down from the seventh (the turn reads the eighth for both)
+        turning = ~down & (row == 7)
+        next_row = Mux(self.start, 0, Mux(down, row - 1, Mux(turning, 6, row + 1)))
+        rank = [Signal(8, name=f"rank_plane{k}") for k in range(4)]
+        with m.If(self.start | sweeping):
+            m.d.sync += [row.eq(next_row)] + [rank[k].eq(self.planes[k].word_select(next_row[:3], 8))
+                                              for k in range(4)]
+        t0, t1, t2, black = rank
         occ = t0 | t1 | t2
         own = occ & Mux(white, ~black, black)
         opp = occ & ~own
@@ -135,7 +144,7 @@ class LegalityStage(wiring.Component):
         empty = ~occ | own_king                 # the mover's king off the board
 
         # ---- the opponent's attacks: rays entering this rank from the ranks passed, and the
-        # leapers of the last two ranks; reset where the sweep turns
+        # leapers of the last two ranks; where the sweep turns, the eighth rank starts the way down
         ray_straight, ray_up, ray_down = (Signal(8, name=n) for n in ("ray_straight", "ray_up", "ray_down"))
         knights1, knights2, pawns1, king1 = (Signal(8, name=n) for n in ("knights1", "knights2", "pawns1", "king1"))
         pawns_forward = Mux(down, white, ~white)    # the opponent's pawns attack in the sweep's direction
@@ -144,15 +153,15 @@ class LegalityStage(wiring.Component):
             ray_straight | ray_up | ray_down | _around(knights1, 2) | _around(knights2, 1)
             | Mux(pawns_forward, _around(pawns1, 1), 0) | _around(king1, 1) | king1 | _around(opp_king, 1)
             | _rook_attacks(~empty, orth))
-        turning = ~down & (row == 7)
-        with m.If(self.start | (sweeping & turning)):
+        carried = [Mux(turning, 0, ray) for ray in (ray_straight, ray_up, ray_down, knights1)]
+        with m.If(self.start):
             m.d.sync += [s.eq(0) for s in (ray_straight, ray_up, ray_down, knights1, knights2, pawns1, king1)]
         with m.Elif(sweeping):
             m.d.sync += [
-                ray_straight.eq((ray_straight & empty) | orth),
-                ray_up.eq(_up((ray_up & empty) | diag)),
-                ray_down.eq(_down((ray_down & empty) | diag)),
-                knights1.eq(knights), knights2.eq(knights1), pawns1.eq(pawns), king1.eq(opp_king),
+                ray_straight.eq((carried[0] & empty) | orth),
+                ray_up.eq(_up((carried[1] & empty) | diag)),
+                ray_down.eq(_down((carried[2] & empty) | diag)),
+                knights1.eq(knights), knights2.eq(carried[3]), pawns1.eq(pawns), king1.eq(opp_king),
             ]
 
         # ---- the king: found on the way up; the attacked squares on its rank and either side
@@ -164,15 +173,18 @@ class LegalityStage(wiring.Component):
         below, level, above, last_attacks = (Signal(8, name=n) for n in ("below", "level", "above", "last_attacks"))
         with m.If(sweeping):
             m.d.sync += last_attacks.eq(attacks)
+        offset = Signal(signed(4))          # the rank under the sweep less the king's (once found)
+        with m.If(sweeping):
+            m.d.sync += offset.eq(next_row - Mux(finding, row, king_rank))
         with m.If(finding):
             m.d.sync += [found.eq(1), king_file.eq(file_now), king_rank.eq(row),
                          below.eq(below | last_attacks), level.eq(level | attacks)]
-        with m.If(sweeping & found & (row == king_rank + 1)):
+        with m.If(sweeping & found & (offset == 1)):
             m.d.sync += above.eq(above | attacks)
         with m.If(sweeping & down):
-            with m.If(row == king_rank):
+            with m.If(offset == 0):
                 m.d.sync += level.eq(level | attacks)
-            with m.If(row + 1 == king_rank):
+            with m.If(offset == -1):
                 m.d.sync += below.eq(below | attacks)
 
         # ---- the rays from the king, a square a cycle
@@ -233,12 +245,12 @@ class LegalityStage(wiring.Component):
             with m.If(reset):
                 m.d.sync += [stage.eq(0), blocked.eq(0)]
 
-        on_ray = Mux(down, row < king_rank, found)      # the ranks beyond the king in the sweep's direction
+        on_ray = Mux(down, offset < 0, found)      # the ranks beyond the king in the sweep's direction
         rays_reset = self.start | (sweeping & turning)
-        diagonal_load = finding | (sweeping & down & (row == king_rank))
+        diagonal_load = finding | (sweeping & turning)     # for the way up, then for the way down
         diagonal_first = Mux(finding, file_now, king_file)
-        plus, plus_valid = ray_file("plus", diagonal_load, diagonal_first, 1, sweeping)
-        minus, minus_valid = ray_file("minus", diagonal_load, diagonal_first, -1, sweeping)
+        plus, plus_valid = ray_file("plus", diagonal_load, diagonal_first, 1, sweeping & on_ray)
+        minus, minus_valid = ray_file("minus", diagonal_load, diagonal_first, -1, sweeping & on_ray)
         east, east_valid = ray_file("east", finding, file_now, 1, sweeping & down)
         west, west_valid = ray_file("west", finding, file_now, -1, sweeping & down)
         tracker("straight", king_file, on_ray, row, (occ, own, orth), (0, 4), rays_reset)
@@ -248,50 +260,47 @@ class LegalityStage(wiring.Component):
         tracker("east", east, down & east_valid, king_rank, rank_vectors, (2, 2), self.start)
         tracker("west", west, down & west_valid, king_rank, rank_vectors, (6, 6), self.start)
 
-        # ---- knight and pawn checkers, on the way down (the king's rank is known)
+        # ---- knight and pawn checkers, from the turn on (the king's rank is known)
         king_one = Signal(8)
         m.d.comb += king_one.eq(Const(1, 8) << king_file)
         next_to = _around(king_one, 1)
-        distance1 = (row == king_rank + 1) | (row + 1 == king_rank)
-        distance2 = (row == king_rank + 2) | (row + 2 == king_rank)
-        pawn_rank = Mux(white, row == king_rank + 1, row + 1 == king_rank)
+        distance1 = (offset == 1) | (offset == -1)
+        distance2 = (offset == 2) | (offset == -2)
+        pawn_rank = offset == Mux(white, 1, -1)
         knight_hits = knights & Mux(distance1, _around(king_one, 2), Mux(distance2, next_to, 0))
         pawn_hits = pawns & Mux(pawn_rank, next_to, 0)
+        leapers = sweeping & found & (down | turning)
         hits = Signal(8)
-        m.d.comb += hits.eq(Mux(sweeping & down, knight_hits | pawn_hits, 0))
+        m.d.comb += hits.eq(Mux(leapers, knight_hits | pawn_hits, 0))
         taken_here = Mux(row == taken[3:6], Const(1, 8) << taken[0:3], 0)
-        with m.If(sweeping & down & ((knight_hits != 0) | ((pawn_hits & ~taken_here) != 0))):
+        with m.If(leapers & ((knight_hits != 0) | ((pawn_hits & ~taken_here) != 0))):
             m.d.sync += leaper_other.eq(1)
         several = (hits & (hits - 1)) != 0
         events.append((hits.any(), Cat(_file_of(hits), row), 0, 0))
 
         # ---- the checks: a saturating count, and the checker of a single check
-        total = Signal(4)
-        m.d.comb += total.eq(checks + several + sum(event[0] for event in events))
+        seen = [event[0] for event in events]
+        one, two = Signal(1), Signal(1)     # a checker this cycle, two or more
+        m.d.comb += [one.eq(Cat(*seen).any()),
+                     two.eq(several | Cat(*[a & b for i, a in enumerate(seen) for b in seen[i + 1:]]).any())]
         with m.If(self.start):
             m.d.sync += [checks.eq(0), leaper_other.eq(0), ep_seen[0].eq(0), ep_seen[1].eq(0),
                          found.eq(0), below.eq(0), level.eq(0), above.eq(0)]
             m.d.sync += [p.eq(0) for p in pinned]
         with m.Else():
-            m.d.sync += checks.eq(Mux(total > 2, 2, total))
+            m.d.sync += checks.eq(Mux(two | checks[1] | (one & checks[0]), 2, checks | one))
             for check, square, slider, direction in reversed(events):
                 with m.If(check):
                     m.d.sync += [checker.eq(square), checker_slider.eq(slider), checker_axis.eq(direction)]
 
-        # ---- the sweep: up from the first rank, back down from the eighth
+        # ---- the sweep: up from the first rank, back down from the seventh (``row`` above)
         m.d.comb += self.ready.eq(finished)
         with m.If(self.start):
-            m.d.sync += [running.eq(1), finished.eq(0), down.eq(0), row.eq(0)]
-        with m.Elif(running):
-            with m.If(~down):
-                with m.If(row == 7):
-                    m.d.sync += down.eq(1)
-                with m.Else():
-                    m.d.sync += row.eq(row + 1)
-            with m.Else():
-                m.d.sync += row.eq(row - 1)
-                with m.If(row == 0):
-                    m.d.sync += [running.eq(0), finished.eq(1)]
+            m.d.sync += [running.eq(1), finished.eq(0), down.eq(0)]
+        with m.Elif(sweeping & turning):
+            m.d.sync += down.eq(1)
+        with m.Elif(sweeping & down & (row == 0)):
+            m.d.sync += [running.eq(0), finished.eq(1)]
 
         # ---- the filter: a move in, its verdict registered with it
         move = self.moves_in.payload

@@ -4,15 +4,16 @@ hold). Deliberately the plainest rule there is, and a different one from the har
 (checkers, pins and an attack map computed once per position), so the two check each other.
 
 The hardware's setup is counted here too (:func:`setup_cycles`): ``LEGAL_SETUP`` cycles for
-every position, the cycle that takes ``start`` and then two sweeps over the board's eight
-ranks, one a cycle (:mod:`hwmovegen.rtl.legality`); en passant costs nothing extra.
+every position: the cycle that takes ``start``, then the board's ranks one a cycle, up from the
+first to the eighth and back down from the seventh (:mod:`hwmovegen.rtl.legality`); en passant
+costs nothing extra.
 """
 
 from ..tables import TableKind, rays
 
 __all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "LEGAL_SETUP"]
 
-LEGAL_SETUP = 17        # the legality stage's setup: start, then the board a rank a cycle, up and back down
+LEGAL_SETUP = 16        # the legality stage's setup: start, then the ranks one a cycle, up and back down
 
 _PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = 1, 2, 3, 4, 5, 6
 # the rays of a rook and a bishop from the square in question, and who attacks along them

@@ -182,7 +182,7 @@ def cycle_bound(generation, core="walker"):
     the moves leave back to back, whatever the pieces without moves and the empty rays.
 
     legal (``generation.setup`` set): the core's moves wait in its output FIFO for the
-    legality stage's setup (:func:`.legality.setup_cycles`: ``LEGAL_SETUP``, 17 cycles for
+    legality stage's setup (:func:`.legality.setup_cycles`: ``LEGAL_SETUP``, 16 cycles for
     every position, en passant included). The fast core's stream then passes the stage one
     move a cycle, one cycle later for the stage's output register: ``setup + moves + 2``
     cycles when the setup holds it back, its own ``moves + 19`` plus one when it does not,
