@@ -1,8 +1,8 @@
 """The legality stage: a pseudo-legal move stream in, the legal moves out, one move a cycle.
 
 Per position, after ``start``, the setup reads the board one rank a cycle, up from the first
-rank and back down from the eighth (``SETUP_CYCLES``, the same for every position), and keeps
-eight-square-wide state only:
+rank to the eighth and back down from the seventh (``SETUP_CYCLES``, the same for every
+position), and keeps eight-square-wide state only:
 
 * the squares the opponent attacks, with the mover's king taken off the occupancy (so that
   a king cannot step back along a checking slider's ray), on the three ranks around the king
@@ -13,7 +13,7 @@ eight-square-wide state only:
   king (up: N, NE, NW; down: S, SE, SW; and E, W along the king's rank, stored as the sweep
   passed it) reads one square a cycle. The first piece a matching slider: a checker (its
   square and ray); an own piece with one behind it: pinned to that line;
-* knight and pawn checkers, on the way down, from the ranks around the king;
+* knight and pawn checkers, from the turn on, on the ranks around the king;
 * for each square a pawn may take en passant from, the same rays with both pawns gone and
   the target square filled: a slider seen, or a leaper check other than by the taken pawn,
   makes that capture illegal (the rank case of ``8/8/8/KPp4r/...``).
@@ -112,16 +112,14 @@ class LegalityStage(wiring.Component):
         sweeping = running                  # a start mid-sweep wins: its resets come last below
 
         # ---- the state the filter needs after the setup, registered at start
+        state = self.state
         white, ep_valid, ep_square = Signal(1), Signal(1), Signal(6)
-        with m.If(self.start):
-            m.d.sync += [white.eq(self.state.white_to_move), ep_valid.eq(self.state.ep_valid),
-                         ep_square.eq(self.state.ep_square)]
         taken = Signal(6)           # the pawn en passant takes, and the squares it may be taken from
         takers = [Signal(6, name=f"taker{i}") for i in range(2)]
-        state = self.state
         taken_now = Mux(state.white_to_move, state.ep_square - 8, state.ep_square + 8)[:6]
         with m.If(self.start):
-            m.d.sync += [taken.eq(taken_now), takers[0].eq(taken_now - 1), takers[1].eq(taken_now + 1)]
+            m.d.sync += [white.eq(state.white_to_move), ep_valid.eq(state.ep_valid), ep_square.eq(state.ep_square),
+                         taken.eq(taken_now), takers[0].eq(taken_now - 1), takers[1].eq(taken_now + 1)]
 
         # ---- the rank under the sweep, read a cycle ahead (the sweep's order is fixed): up from
         # the first rank, then down from the seventh (the turn reads the eighth for both)
@@ -200,7 +198,7 @@ class LegalityStage(wiring.Component):
 
         def ray_file(name, load, first, step, stepping):
             """The file of a diagonal or horizontal ray's square: ``first`` + ``step`` when
-            loaded, then a step a cycle; ``valid`` until it leaves the board."""
+            loaded, then a step each ``stepping`` cycle; ``valid`` until it leaves the board."""
             file, valid = Signal(3, name=f"{name}_file"), Signal(1, name=f"{name}_valid")
             edge = 7 if step > 0 else 0
             with m.If(load):
