@@ -1,35 +1,38 @@
 """The legality stage: a pseudo-legal move stream in, the legal moves out, one move a cycle.
 
-Per position, after ``start``, a short setup computes from the board (bitboards, one
-occluded fill per cycle through a single fill unit whose direction is a parameter):
+Per position, after ``start``, the setup reads the board one rank a cycle, up from the first
+rank to the eighth and back down from the seventh (``SETUP_CYCLES``, the same for every
+position), and keeps eight-square-wide state only:
 
-* the squares the opponent attacks, with the mover's king taken off the occupancy, so
-  that a king cannot step back along a checking slider's ray: the leapers at once, then
-  each sliding direction;
-* for each of the eight directions from the king, the ray up to the first piece: a
-  checking slider makes it the check mask (the squares that block or capture); an own
-  piece with a matching slider behind it (the x-ray fill) is pinned to that line;
-* knight and pawn checkers (they add their square to the check mask, and a second
-  checker of any kind means double check);
-* for each pawn that can take en passant, the king's eight rays with both pawns gone and
-  the target square filled: a slider seen on one of them, or a leaper check other than by
-  the taken pawn, makes that capture illegal (the rank case of ``8/8/8/KPp4r/...``).
+* the squares the opponent attacks, with the mover's king taken off the occupancy (so that
+  a king cannot step back along a checking slider's ray), on the three ranks around the king
+  (all its moves, castling included, land there). Each sweep carries the opponent's sliders'
+  rays from rank to rank (straight and both diagonals), with the knights, pawns and king of
+  the ranks just passed; a rank's own sliders along it by a subtraction (``o ^ (o - 2s)``);
+* the king's rank, found on the way up; from the next rank on, a tracker per ray from the
+  king (up: N, NE, NW; down: S, SE, SW; and E, W along the king's rank, stored as the sweep
+  passed it) reads one square a cycle. The first piece a matching slider: a checker (its
+  square and ray); an own piece with one behind it: pinned to that line;
+* knight and pawn checkers, from the turn on, on the ranks around the king;
+* for each square a pawn may take en passant from, the same rays with both pawns gone and
+  the target square filled: a slider seen, or a leaper check other than by the taken pawn,
+  makes that capture illegal (the rank case of ``8/8/8/KPp4r/...``).
 
 Then each move is passed or dropped in the cycle it arrives:
 
 * king moves only to unattacked squares; castling only out of check, through and onto
   unattacked squares;
-* in double check, king moves only; in single check, a non-king move must land on the
-  check mask (capture or block);
+* in double check, king moves only; in single check, a non-king move must take the checker
+  or land between it and the king on its ray;
 * a pinned piece stays on the line through its king;
 * en passant by its precomputed verdict.
 
-Setup takes ``LEGAL_SETUP`` cycles plus ``EP_SETUP`` per pawn that can take en passant
-(:mod:`hwmovegen.sim.legality` has the same figures); the core's first moves wait for it
-in the core's own output FIFO.
+The setup takes ``SETUP_CYCLES`` (:mod:`hwmovegen.sim.legality` has the same figure); the
+core's first moves wait for it in the core's own output FIFO. The board must hold the
+position through the setup, as it does while the generator is busy.
 """
 
-from amaranth import Module, Signal, Cat, Const, Mux, Array
+from amaranth import Module, Signal, Cat, Const, Mux, Array, signed
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -37,63 +40,45 @@ from ..tables.slots import DIRECTIONS
 from .core import PLANES
 from .types import BoardState, Move
 
-__all__ = ["LegalityStage", "SETUP_STEPS"]
+__all__ = ["LegalityStage", "SETUP_CYCLES"]
 
-_KING_DIRECTIONS = DIRECTIONS[:8]           # N, NE, E, SE, S, SW, W, NW
-_KNIGHT_JUMPS = DIRECTIONS[8:]
-SETUP_STEPS = 1 + 3 * 8                     # the leapers, then three fills per direction
-
-
-def _shift(bits, df, dr):
-    """``bits`` moved by (df files, dr ranks), squares that leave the board dropped."""
-    amount = 8 * dr + df
-    keep = Const(sum(1 << s for s in range(64) if 0 <= (s & 7) + df < 8 and 0 <= (s >> 3) + dr < 8), 64)
-    masked = bits & keep
-    return (masked << amount)[:64] if amount >= 0 else masked >> -amount
+_KING_DIRECTIONS = DIRECTIONS[:8]           # N, NE, E, SE, S, SW, W, NW: a direction's axis is its index % 4
+SETUP_CYCLES = 1 + 8 + 7                    # start, then a rank a cycle up and down again
 
 
-def _leaper_attacks(bits, jumps):
-    out = 0
-    for df, dr in jumps:
-        out = out | _shift(bits, df, dr)
-    return out
+def _up(bits, k=1):
+    """An eight-square rank moved ``k`` files towards h."""
+    return (bits << k)[:8]
 
 
-def _reverse(value):
-    """A bitboard turned half a turn (square s to 63 - s): every direction becomes its opposite."""
-    return Cat(*[value[63 - s] for s in range(64)])
+def _down(bits, k=1):
+    return bits >> k
 
 
-def _fill(m, gen, empty, direction):
-    """The squares a slider set ``gen`` attacks in ``direction`` over ``empty`` (the first
-    occupied square included): a Kogge-Stone occluded fill. Directions 4..7 are 0..3
-    turned half a turn, so the shifts choose among four directions only."""
-    back, axis = direction[2], direction[:2]
-
-    def step(value, k):
-        return Array(_shift(value, df * k, dr * k) for df, dr in _KING_DIRECTIONS[:4])[axis]
-
-    g, e = Signal(64), Signal(64)
-    m.d.comb += [g.eq(Mux(back, _reverse(gen), gen)), e.eq(Mux(back, _reverse(empty), empty))]
-    for k in (1, 2, 4):
-        g_next, e_next = Signal(64), Signal(64)
-        m.d.comb += [g_next.eq(g | (e & step(g, k))), e_next.eq(e & step(e, k))]
-        g, e = g_next, e_next
-    forward, attacks = Signal(64), Signal(64)
-    m.d.comb += [forward.eq(step(g, 1)), attacks.eq(Mux(back, _reverse(forward), forward))]
-    return attacks
+def _around(bits, k):
+    return _up(bits, k) | _down(bits, k)
 
 
-def _index(m, one_hot, name):
-    """The square of a one-hot 64-bit value (0 when it is empty)."""
-    index = Signal(6, name=name)
-    m.d.comb += index.eq(Cat(*[Cat(*[one_hot[s] for s in range(64) if s >> b & 1]).any() for b in range(6)]))
-    return index
+def _reverse(bits):
+    return Cat(*[bits[7 - f] for f in range(8)])
 
 
-def _on_line(a, b, direction):
-    """Whether squares ``a`` and ``b`` lie on one line along ``direction``'s axis."""
-    df, dr = _KING_DIRECTIONS[direction]
+def _rook_attacks(occupied, sliders):
+    """The squares the ``sliders`` of a rank attack along it (each stops on the first
+    occupied square): towards h by ``o ^ (o - 2s)``, towards a the same, reversed."""
+    def towards_h(o, s):
+        return (o ^ (o - (s << 1)))[:8]
+    return towards_h(occupied, sliders) | _reverse(towards_h(_reverse(occupied), _reverse(sliders)))
+
+
+def _file_of(one_hot):
+    """The file of a one-hot rank (0 when it is empty)."""
+    return Cat(*[Cat(*[one_hot[f] for f in range(8) if f >> b & 1]).any() for b in range(3)])
+
+
+def _on_line(a, b, axis):
+    """Whether squares ``a`` and ``b`` lie on one line along ``axis`` (a direction index % 4)."""
+    df, dr = _KING_DIRECTIONS[axis]
     fa, ra, fb, rb = a[0:3], a[3:6], b[0:3], b[3:6]
     if df == 0:
         return fa == fb
@@ -122,151 +107,216 @@ class LegalityStage(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        planes, state = self.planes, self.state
+        running, finished, down = Signal(1), Signal(1), Signal(1)
+        row = Signal(3)
+        sweeping = running                  # a start mid-sweep wins: its resets come last below
 
-        # ---- the position's bitboards, registered at start
-        p0, p1, p2, black = planes[0], planes[1], planes[2], planes[3]
-        occupied_now = p0 | p1 | p2
-        own_now = occupied_now & Mux(state.white_to_move, ~black, black)
-
-        def of_type(code):
-            return ((p0 if code & 1 else ~p0) & (p1 if code & 2 else ~p1) & (p2 if code & 4 else ~p2))
-
-        occ, own, king, own_pawns = Signal(64), Signal(64), Signal(64), Signal(64)
-        opp_pawns, opp_knights, opp_king, opp_orth, opp_diag = (Signal(64, name=n) for n in (
-            "opp_pawns", "opp_knights", "opp_king", "opp_orth", "opp_diag"))
-        white = Signal(1)
-        ep_valid, ep_square = Signal(1), Signal(6)
-        opp_now = occupied_now & ~own_now
+        # ---- the state the filter needs after the setup, registered at start
+        state = self.state
+        white, ep_valid, ep_square = Signal(1), Signal(1), Signal(6)
+        taken = Signal(6)           # the pawn en passant takes, and the squares it may be taken from
+        takers = [Signal(6, name=f"taker{i}") for i in range(2)]
+        taken_now = Mux(state.white_to_move, state.ep_square - 8, state.ep_square + 8)[:6]
         with m.If(self.start):
+            m.d.sync += [white.eq(state.white_to_move), ep_valid.eq(state.ep_valid), ep_square.eq(state.ep_square),
+                         taken.eq(taken_now), takers[0].eq(taken_now - 1), takers[1].eq(taken_now + 1)]
+
+        # ---- the rank under the sweep, read a cycle ahead (the sweep's order is fixed): up from
+        # the first rank, then down from the seventh (the turn reads the eighth for both)
+        turning = ~down & (row == 7)
+        next_row = Mux(self.start, 0, Mux(down, row - 1, Mux(turning, 6, row + 1)))
+        rank = [Signal(8, name=f"rank_plane{k}") for k in range(4)]
+        with m.If(self.start | sweeping):
+            m.d.sync += [row.eq(next_row)] + [rank[k].eq(self.planes[k].word_select(next_row[:3], 8))
+                                              for k in range(4)]
+        t0, t1, t2, black = rank
+        occ = t0 | t1 | t2
+        own = occ & Mux(white, ~black, black)
+        opp = occ & ~own
+        orth = opp & t2 & ~t1                   # rook, queen
+        diag = opp & t0 & (t1 ^ t2)             # bishop, queen
+        knights = opp & ~t0 & t1 & ~t2
+        pawns = opp & t0 & ~t1 & ~t2
+        kings = ~t0 & t1 & t2
+        own_king, opp_king = own & kings, opp & kings
+        empty = ~occ | own_king                 # the mover's king off the board
+
+        # ---- the opponent's attacks: rays entering this rank from the ranks passed, and the
+        # leapers of the last two ranks; where the sweep turns, the eighth rank starts the way down
+        ray_straight, ray_up, ray_down = (Signal(8, name=n) for n in ("ray_straight", "ray_up", "ray_down"))
+        knights1, knights2, pawns1, king1 = (Signal(8, name=n) for n in ("knights1", "knights2", "pawns1", "king1"))
+        pawns_forward = Mux(down, white, ~white)    # the opponent's pawns attack in the sweep's direction
+        attacks = Signal(8)
+        m.d.comb += attacks.eq(
+            ray_straight | ray_up | ray_down | _around(knights1, 2) | _around(knights2, 1)
+            | Mux(pawns_forward, _around(pawns1, 1), 0) | _around(king1, 1) | king1 | _around(opp_king, 1)
+            | _rook_attacks(~empty, orth))
+        carried = [Mux(turning, 0, ray) for ray in (ray_straight, ray_up, ray_down, knights1)]
+        with m.If(self.start):
+            m.d.sync += [s.eq(0) for s in (ray_straight, ray_up, ray_down, knights1, knights2, pawns1, king1)]
+        with m.Elif(sweeping):
             m.d.sync += [
-                occ.eq(occupied_now), own.eq(own_now), king.eq(own_now & of_type(6)),
-                own_pawns.eq(own_now & of_type(1)),
-                opp_pawns.eq(opp_now & of_type(1)), opp_knights.eq(opp_now & of_type(2)),
-                opp_king.eq(opp_now & of_type(6)),
-                opp_orth.eq(opp_now & (of_type(4) | of_type(5))), opp_diag.eq(opp_now & (of_type(3) | of_type(5))),
-                white.eq(state.white_to_move), ep_valid.eq(state.ep_valid), ep_square.eq(state.ep_square),
+                ray_straight.eq((carried[0] & empty) | orth),
+                ray_up.eq(_up((carried[1] & empty) | diag)),
+                ray_down.eq(_down((carried[2] & empty) | diag)),
+                knights1.eq(knights), knights2.eq(carried[3]), pawns1.eq(pawns), king1.eq(opp_king),
             ]
-        king_square = _index(m, king, "king_square")
 
-        # ---- en passant: the taken pawn's square, and the two squares a taker may stand on
-        taken = Signal(6)
-        m.d.comb += taken.eq(Mux(white, ep_square - 8, ep_square + 8))
-        takers = []             # (square, a pawn of ours stands there)
-        for side in (-1, 1):
-            square = Signal(6, name=f"taker{side + 1}")
-            on_board = (taken[0:3] != (0 if side < 0 else 7))
-            m.d.comb += square.eq(taken + side)
-            takers.append((square, ep_valid & on_board & own_pawns.bit_select(square, 1)))
+        # ---- the king: found on the way up; the attacked squares on its rank and either side
+        found = Signal(1)
+        king_file, king_rank = Signal(3), Signal(3)
+        king_square = Cat(king_file, king_rank)
+        finding = sweeping & ~down & ~found & own_king.any()
+        file_now = _file_of(own_king)
+        below, level, above, last_attacks = (Signal(8, name=n) for n in ("below", "level", "above", "last_attacks"))
+        with m.If(sweeping):
+            m.d.sync += last_attacks.eq(attacks)
+        offset = Signal(signed(4))          # the rank under the sweep less the king's (once found)
+        with m.If(sweeping):
+            m.d.sync += offset.eq(next_row - Mux(finding, row, king_rank))
+        with m.If(finding):
+            m.d.sync += [found.eq(1), king_file.eq(file_now), king_rank.eq(row),
+                         below.eq(below | last_attacks), level.eq(level | attacks)]
+        with m.If(sweeping & found & (offset == 1)):
+            m.d.sync += above.eq(above | attacks)
+        with m.If(sweeping & down):
+            with m.If(offset == 0):
+                m.d.sync += level.eq(level | attacks)
+            with m.If(offset == -1):
+                m.d.sync += below.eq(below | attacks)
 
-        # ---- the setup sequence: step 0 the leapers, steps 1..24 three fills per direction,
-        # then 8 fills per en-passant taker; ``ready`` once it is over
-        step = Signal(range(SETUP_STEPS + 1))
-        ep_phase = Signal(2)        # 0: first taker, 1: second, 2: done
-        ep_direction = Signal(3)
-        running, finished = Signal(1), Signal(1)
-        attacked, check_mask = Signal(64), Signal(64)
-        leaper_checkers = Signal(64)
-        checks = Signal(2)          # saturates at 2: double check
+        # ---- the rays from the king, a square a cycle
+        checks = Signal(2)                  # saturates at 2: double check
+        checker, checker_slider, checker_axis = Signal(6), Signal(1), Signal(2)
         pinned = [Signal(7, name=f"pinned{d}") for d in range(8)]       # square, valid
-        ray = Signal(64)
-        ep_seen = [Signal(1, name=f"ep_seen{i}") for i in range(2)]     # a slider sees the king after it
+        ep_seen = [Signal(1, name=f"ep_seen{i}") for i in range(2)]
+        leaper_other = Signal(1)            # a knight or pawn check other than by the taken pawn
+        rank_occ, rank_own, rank_orth = (Signal(8, name=n) for n in ("rank_occ", "rank_own", "rank_orth"))
+        with m.If(finding):
+            m.d.sync += [rank_occ.eq(occ), rank_own.eq(own), rank_orth.eq(orth)]
+        events = []                         # (check, square, slider, direction)
 
-        direction = Signal(3)
-        phase = Signal(2)
-        gen, empty = Signal(64), Signal(64)
-        attacks = _fill(m, gen, empty, direction)
-        orth = Array(Const(int(df == 0 or dr == 0), 1) for df, dr in _KING_DIRECTIONS)[direction]
-        sliders = Mux(orth, opp_orth, opp_diag)
-        first = ray & occ           # the first piece on the king's ray (registered ray)
+        def ray_file(name, load, first, step, stepping):
+            """The file of a diagonal or horizontal ray's square: ``first`` + ``step`` when
+            loaded, then a step each ``stepping`` cycle; ``valid`` until it leaves the board."""
+            file, valid = Signal(3, name=f"{name}_file"), Signal(1, name=f"{name}_valid")
+            edge = 7 if step > 0 else 0
+            with m.If(load):
+                m.d.sync += [file.eq(first + step), valid.eq(first != edge)]
+            with m.Elif(stepping):
+                m.d.sync += [file.eq(file + step), valid.eq(valid & (file != edge))]
+            return file, valid
 
-        in_ep = Signal(1)           # the en-passant fills (after the 24 direction fills)
-        fill_direction, fill_phase = Signal(3), Signal(2)   # registered: (step - 1) // 3 and % 3
-        one = Const(1, 64)
-        ep_empty = Signal(64)       # registered: the occupancy's holes with a taker's capture made
+        def tracker(name, file, valid, rank, vectors, directions, reset):
+            """A ray from the king, a square a cycle while ``valid``: reads (occupied, own,
+            matching slider) at (``file``, ``rank``). Its direction is ``directions[down]``."""
+            stage = Signal(2, name=f"{name}_stage")         # 0 nothing seen, 1 an own piece, 2 done
+            candidate = Signal(6, name=f"{name}_candidate")
+            blocked = Signal(2, name=f"{name}_blocked")     # en passant by taker i: a piece seen
+            square = Cat(file, rank)
+            occupied, mine, slider = (v.bit_select(file, 1) for v in vectors)
+            live = Signal(1, name=f"{name}_live")
+            m.d.comb += live.eq(sweeping & valid)
+            direction = Mux(down, directions[1], directions[0])
+            check = Signal(1, name=f"{name}_check")
+            m.d.comb += check.eq(live & occupied & (stage == 0) & slider)
+            events.append((check, square, 1, direction))
+            with m.If(live & occupied & (stage != 2)):
+                with m.If((stage == 0) & mine):
+                    m.d.sync += [stage.eq(1), candidate.eq(square)]
+                with m.Else():
+                    m.d.sync += stage.eq(2)
+                with m.If((stage == 1) & slider):
+                    with m.Switch(direction):
+                        for d in sorted(set(directions)):
+                            with m.Case(d):
+                                m.d.sync += pinned[d].eq(Cat(candidate, 1))
+            # en passant: both pawns gone, the target square filled
+            gone = square == taken
+            filled = ep_valid & (square == ep_square)
+            for i in range(2):
+                occupied_after = (occupied & ~gone & (square != takers[i])) | filled
+                with m.If(live & ~blocked[i] & occupied_after):
+                    m.d.sync += blocked[i].eq(1)
+                    with m.If(slider & ~filled):
+                        m.d.sync += ep_seen[i].eq(1)
+            with m.If(reset):
+                m.d.sync += [stage.eq(0), blocked.eq(0)]
 
-        def ep_empty_for(taker):
-            return (~occ | (one << takers[taker][0]) | (one << taken)) & ~(one << ep_square)
+        on_ray = Mux(down, offset < 0, found)      # the ranks beyond the king in the sweep's direction
+        rays_reset = self.start | (sweeping & turning)
+        diagonal_load = finding | (sweeping & turning)     # for the way up, then for the way down
+        diagonal_first = Mux(finding, file_now, king_file)
+        plus, plus_valid = ray_file("plus", diagonal_load, diagonal_first, 1, sweeping & on_ray)
+        minus, minus_valid = ray_file("minus", diagonal_load, diagonal_first, -1, sweeping & on_ray)
+        east, east_valid = ray_file("east", finding, file_now, 1, sweeping & down)
+        west, west_valid = ray_file("west", finding, file_now, -1, sweeping & down)
+        tracker("straight", king_file, on_ray, row, (occ, own, orth), (0, 4), rays_reset)
+        tracker("plus", plus, on_ray & plus_valid, row, (occ, own, diag), (1, 3), rays_reset)
+        tracker("minus", minus, on_ray & minus_valid, row, (occ, own, diag), (7, 5), rays_reset)
+        rank_vectors = (rank_occ, rank_own, rank_orth)
+        tracker("east", east, down & east_valid, king_rank, rank_vectors, (2, 2), self.start)
+        tracker("west", west, down & west_valid, king_rank, rank_vectors, (6, 6), self.start)
 
-        m.d.comb += [direction.eq(Mux(in_ep, ep_direction, fill_direction)), phase.eq(fill_phase)]
-        with m.If(in_ep):
-            m.d.comb += [gen.eq(king), empty.eq(ep_empty)]
-        with m.Elif(phase == 0):
-            m.d.comb += [gen.eq(sliders), empty.eq(~occ | king)]
-        with m.Elif(phase == 1):
-            m.d.comb += [gen.eq(king), empty.eq(~occ)]
+        # ---- knight and pawn checkers, from the turn on (the king's rank is known)
+        king_one = Signal(8)
+        m.d.comb += king_one.eq(Const(1, 8) << king_file)
+        next_to = _around(king_one, 1)
+        distance1 = (offset == 1) | (offset == -1)
+        distance2 = (offset == 2) | (offset == -2)
+        pawn_rank = offset == Mux(white, 1, -1)
+        knight_hits = knights & Mux(distance1, _around(king_one, 2), Mux(distance2, next_to, 0))
+        pawn_hits = pawns & Mux(pawn_rank, next_to, 0)
+        leapers = sweeping & found & (down | turning)
+        hits = Signal(8)
+        m.d.comb += hits.eq(Mux(leapers, knight_hits | pawn_hits, 0))
+        taken_here = Mux(row == taken[3:6], Const(1, 8) << taken[0:3], 0)
+        with m.If(leapers & ((knight_hits != 0) | ((pawn_hits & ~taken_here) != 0))):
+            m.d.sync += leaper_other.eq(1)
+        several = (hits & (hits - 1)) != 0
+        events.append((hits.any(), Cat(_file_of(hits), row), 0, 0))
+
+        # ---- the checks: a saturating count, and the checker of a single check
+        seen = [event[0] for event in events]
+        one, two = Signal(1), Signal(1)     # a checker this cycle, two or more
+        m.d.comb += [one.eq(Cat(*seen).any()),
+                     two.eq(several | Cat(*[a & b for i, a in enumerate(seen) for b in seen[i + 1:]]).any())]
+        with m.If(self.start):
+            m.d.sync += [checks.eq(0), leaper_other.eq(0), ep_seen[0].eq(0), ep_seen[1].eq(0),
+                         found.eq(0), below.eq(0), level.eq(0), above.eq(0)]
+            m.d.sync += [p.eq(0) for p in pinned]
         with m.Else():
-            m.d.comb += [gen.eq(king), empty.eq(~occ | (first & own))]
+            m.d.sync += checks.eq(Mux(two | checks[1] | (one & checks[0]), 2, checks | one))
+            for check, square, slider, direction in reversed(events):
+                with m.If(check):
+                    m.d.sync += [checker.eq(square), checker_slider.eq(slider), checker_axis.eq(direction)]
 
+        # ---- the sweep: up from the first rank, back down from the seventh (``row`` above)
         m.d.comb += self.ready.eq(finished)
         with m.If(self.start):
-            m.d.sync += [running.eq(1), finished.eq(0), step.eq(0), ep_phase.eq(0), ep_direction.eq(0),
-                         checks.eq(0), ep_seen[0].eq(0), ep_seen[1].eq(0), in_ep.eq(0),
-                         fill_direction.eq(0), fill_phase.eq(0)]
-            m.d.sync += [p.eq(0) for p in pinned]
-        with m.Elif(running):
-            with m.If(step == 0):
-                m.d.sync += ep_empty.eq(ep_empty_for(0))
-                knight_hits = _leaper_attacks(king, _KNIGHT_JUMPS) & opp_knights
-                # the squares from which an opponent pawn would capture onto the king
-                pawn_hits = Mux(white, _leaper_attacks(king, ((-1, 1), (1, 1))),
-                                _leaper_attacks(king, ((-1, -1), (1, -1)))) & opp_pawns
-                pawn_attacks = Mux(white, _leaper_attacks(opp_pawns, ((-1, -1), (1, -1))),
-                                   _leaper_attacks(opp_pawns, ((-1, 1), (1, 1))))
-                hits = knight_hits | pawn_hits
-                m.d.sync += [
-                    attacked.eq(_leaper_attacks(opp_knights, _KNIGHT_JUMPS) | pawn_attacks
-                                | _leaper_attacks(opp_king, _KING_DIRECTIONS)),
-                    leaper_checkers.eq(hits), check_mask.eq(hits),
-                    checks.eq(Mux(hits == 0, 0, Mux((hits & (hits - 1)) == 0, 1, 2))),
-                    step.eq(1),
-                ]
-            with m.Elif(~in_ep):
-                with m.Switch(phase):
-                    with m.Case(0):
-                        m.d.sync += attacked.eq(attacked | attacks)
-                    with m.Case(1):
-                        m.d.sync += ray.eq(attacks)
-                    with m.Case(2):
-                        with m.If((first & sliders).any()):         # a checking slider
-                            m.d.sync += [check_mask.eq(check_mask | ray), checks.eq(Mux(checks == 0, 1, 2))]
-                        pin_square = _index(m, first & own, "pin_square")
-                        for d in range(8):
-                            with m.If((direction == d) & (first & own).any() & (attacks & sliders).any()):
-                                m.d.sync += pinned[d].eq(Cat(pin_square, 1))
-                m.d.sync += [step.eq(step + 1), fill_phase.eq(Mux(fill_phase == 2, 0, fill_phase + 1)),
-                             fill_direction.eq(fill_direction + (fill_phase == 2))]
-                with m.If(step == SETUP_STEPS - 1):
-                    with m.If(~takers[0][1] & ~takers[1][1]):
-                        m.d.sync += [running.eq(0), finished.eq(1)]
-                    with m.Else():
-                        m.d.sync += in_ep.eq(1)
-                        with m.If(~takers[0][1]):
-                            m.d.sync += [ep_phase.eq(1), ep_empty.eq(ep_empty_for(1))]
-            with m.Else():
-                # en passant: the king's rays with both pawns gone and the target filled
-                for i in range(2):
-                    with m.If((ep_phase == i) & (attacks & sliders).any()):
-                        m.d.sync += ep_seen[i].eq(1)
-                m.d.sync += ep_direction.eq(ep_direction + 1)
-                with m.If(ep_direction == 7):
-                    with m.If((ep_phase == 0) & takers[1][1]):
-                        m.d.sync += [ep_phase.eq(1), ep_empty.eq(ep_empty_for(1))]
-                    with m.Else():
-                        m.d.sync += [running.eq(0), finished.eq(1), in_ep.eq(0)]
+            m.d.sync += [running.eq(1), finished.eq(0), down.eq(0)]
+        with m.Elif(sweeping & turning):
+            m.d.sync += down.eq(1)
+        with m.Elif(sweeping & down & (row == 0)):
+            m.d.sync += [running.eq(0), finished.eq(1)]
 
         # ---- the filter: a move in, its verdict registered with it
         move = self.moves_in.payload
-        to_attacked = attacked.bit_select(move.to, 1)
         is_king = move.frm == king_square
-        passing = (move.frm + move.to)[1:7]         # the square between (castling only)
-        king_ok = Mux(move.castle, (checks == 0) & ~to_attacked & ~attacked.bit_select(passing, 1), ~to_attacked)
+        to_rank = move.to[3:6]
+        around_king = Mux(to_rank == king_rank, level, Mux(to_rank == king_rank + 1, above, below))
+        to_attacked = around_king.bit_select(move.to[0:3], 1)
+        passing = Mux(move.to[2], 5, 3)             # castling: the square the king passes
+        king_ok = Mux(move.castle, (checks == 0) & ~to_attacked & ~level.bit_select(passing, 1), ~to_attacked)
+        lines = Array(_on_line(king_square, move.to, axis) for axis in range(4))
         pin_ok = 1
         for d in range(8):
-            pin_ok = pin_ok & ~(pinned[d][6] & (move.frm == pinned[d][0:6]) & ~_on_line(king_square, move.to, d))
-        ep_ok = Mux(move.frm == takers[1][0], ~ep_seen[1], ~ep_seen[0]) & \
-            ((leaper_checkers & ~(one << taken)) == 0)
-        other_ok = (checks != 2) & pin_ok & ((checks == 0) | check_mask.bit_select(move.to, 1))
+            pin_ok = pin_ok & ~(pinned[d][6] & (move.frm == pinned[d][0:6]) & ~lines[d % 4])
+        beyond = Mux(checker > king_square, (king_square < move.to) & (move.to <= checker),
+                     (checker <= move.to) & (move.to < king_square))
+        check_ok = (move.to == checker) | (checker_slider & lines[checker_axis] & beyond)
+        ep_ok = Mux(move.frm == takers[1], ~ep_seen[1], ~ep_seen[0]) & ~leaper_other
+        other_ok = (checks != 2) & pin_ok & ((checks == 0) | check_ok)
         keep = Mux(is_king, king_ok, Mux(move.en_passant, ep_ok, other_ok))
 
         out = self.moves_out
@@ -280,4 +330,3 @@ class LegalityStage(wiring.Component):
             m.d.sync += out.valid.eq(0)
         m.d.comb += self.busy.eq(out.valid | running)
         return m
-

@@ -144,8 +144,10 @@ class MoveGenerator(wiring.Component):
                          stage.moves_out.ready.eq(out.ready)]
         transfer, stall = out.valid & out.ready, out.valid & ~out.ready
         finishing = (pending | core.done) & (~out.valid | out.ready)
+        # the legal stream's counters stop with the position's last cycle and hold until the
+        # next start (no copy latched at done)
         cycles, moves, stalls = Signal(32), Signal(32), Signal(32)
-        result, done = Signal(Counters), Signal(1)
+        done = Signal(1)
         with m.If(starting & ~self.all_moves):
             m.d.sync += [cycles.eq(1), moves.eq(0), stalls.eq(0), active.eq(1), pending.eq(0)]
         with m.Elif(active):
@@ -153,14 +155,15 @@ class MoveGenerator(wiring.Component):
             with m.If(core.done):
                 m.d.sync += pending.eq(1)
             with m.If(finishing):
-                m.d.sync += [active.eq(0), pending.eq(0),
-                             result.cycles.eq(cycles + 1), result.moves.eq(moves + transfer),
-                             result.stalls.eq(stalls + stall), result.steps.eq(core.counters.steps),
-                             result.promotion_nodes.eq(core.counters.promotion_nodes)]
+                m.d.sync += [active.eq(0), pending.eq(0)]
+        counted = Signal(Counters)
+        m.d.comb += [counted.cycles.eq(cycles), counted.moves.eq(moves), counted.stalls.eq(stalls),
+                     counted.steps.eq(core.counters.steps),
+                     counted.promotion_nodes.eq(core.counters.promotion_nodes)]
         m.d.sync += done.eq(active & ~starting & finishing)
         with m.If(self.abort):
             m.d.sync += [active.eq(0), pending.eq(0), done.eq(0)]
         m.d.comb += [self.busy.eq(active | core.busy),
                      self.done.eq(Mux(bypass, core.done, done)),
-                     self.counters.eq(Mux(bypass, core.counters, result))]
+                     self.counters.eq(Mux(bypass, core.counters, counted))]
         return m

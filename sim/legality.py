@@ -2,14 +2,18 @@
 is attacked, by walking the tables' rays outwards from the king (the same geometry the ROMs
 hold). Deliberately the plainest rule there is, and a different one from the hardware's
 (checkers, pins and an attack map computed once per position), so the two check each other.
+
+The hardware's setup is counted here too (:func:`setup_cycles`): ``LEGAL_SETUP`` cycles for
+every position: the cycle that takes ``start``, then the board's ranks one a cycle, up from the
+first to the eighth and back down from the seventh (:mod:`hwmovegen.rtl.legality`); en passant
+costs nothing extra.
 """
 
 from ..tables import TableKind, rays
 
-__all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "LEGAL_SETUP", "EP_SETUP"]
+__all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "LEGAL_SETUP"]
 
-LEGAL_SETUP = 26        # the legality stage's setup: leapers, then three fills per direction, then ready
-EP_SETUP = 8            # ... and one fill per direction for each pawn that can take en passant
+LEGAL_SETUP = 16        # the legality stage's setup: start, then the ranks one a cycle, up and back down
 
 _PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = 1, 2, 3, 4, 5, 6
 # the rays of a rook and a bishop from the square in question, and who attacks along them
@@ -76,5 +80,6 @@ def legal_moves(position, moves):
 
 
 def setup_cycles(moves):
-    """The legality stage's setup cycles for a position whose pseudo-legal stream is ``moves``."""
-    return LEGAL_SETUP + EP_SETUP * sum(move.en_passant for move in moves)
+    """The legality stage's setup cycles for a position whose pseudo-legal stream is ``moves``:
+    the same for every position (en passant included), the sweeps reading every rank twice."""
+    return LEGAL_SETUP

@@ -182,9 +182,12 @@ def cycle_bound(generation, core="walker"):
     the moves leave back to back, whatever the pieces without moves and the empty rays.
 
     legal (``generation.setup`` set): the core's moves wait in its output FIFO for the
-    legality stage's setup. The fast core's whole stream then passes the stage one move a
-    cycle after the setup, and one more cycle for the stage's output register; the
-    walker, which stalls on its FIFO during the setup, may lose at most the setup.
+    legality stage's setup (:func:`.legality.setup_cycles`: ``LEGAL_SETUP``, 16 cycles for
+    every position, en passant included). The fast core's stream then passes the stage one
+    move a cycle, one cycle later for the stage's output register: ``setup + moves + 2``
+    cycles when the setup holds it back, its own ``moves + 19`` plus one when it does not,
+    whichever is more. The walker, which stalls on its FIFO during the setup, may lose at
+    most the setup.
     """
     moves = generation.generated if generation.setup else len(generation.moves)
     if core == "walker":
@@ -192,7 +195,7 @@ def cycle_bound(generation, core="walker"):
         return bound + generation.setup
     if core == "fast":
         bound = moves + FAST_LATENCY if moves else FAST_EMPTY
-        return max(bound, generation.setup + moves + 2) if generation.setup else bound
+        return max(bound + 1, generation.setup + moves + 2) if generation.setup else bound
     raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORE_NAMES)})")
 
 

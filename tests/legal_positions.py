@@ -19,4 +19,12 @@ RULES = [
     ("en passant removes the checking pawn", "8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1", ["e4d3"], ["e4e3"]),
     ("en passant along the pin", "4k3/2b5/8/3pP3/8/6K1/8/8 w - d6 0 1", ["e5d6"], ["e5e6"]),
     ("a promotion blocks the check", "r6K/2P5/8/8/8/8/8/k7 w - - 0 1", ["c7c8q", "c7c8n"], ["h8g8"]),
+    # the stage's sweeps: the king on the last rank, a checker read where they turn, a ray the rank long
+    ("the king on the eighth rank, checked by a knight", "4K3/2n5/8/8/8/8/8/k7 w - - 0 1", ["e8d8", "e8f7"], []),
+    ("a knight on the eighth rank checks", "3n3k/8/4K3/8/8/8/8/8 w - - 0 1", ["e6e7", "e6d5"], ["e6f7"]),
+    ("two knights check from one rank", "4k3/8/8/8/8/3n1n2/2B5/4K3 w - - 0 1", ["e1d1", "e1e2"],
+     ["c2d3", "e1d2", "e1f2"]),
+    ("en passant blocks a check along the king's rank", "7k/8/2K4r/2Pp4/8/8/8/8 w - d6 0 1", ["c5d6", "c6c7"],
+     ["c6d6", "c6b6"]),
+    ("a pin along the whole rank", "7k/8/8/8/8/8/8/KB5r w - - 0 1", ["a1a2", "a1b2"], ["b1c2", "b1a2"]),
 ]

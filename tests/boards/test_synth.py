@@ -34,6 +34,18 @@ def test_synth_report_agrees_with_tables(target, cells, rams, capsys):
     assert saved == {**report, "saved": saved["saved"]} and report["mmoves_per_s"] > 0
 
 
+def test_the_walker_with_the_legality_stage_fits_the_up5k(capsys):
+    """Room for perft beside it: the stage and the legal stream's counters within 2000 logic
+    cells over the walker alone (about 2200), and no block RAM of their own."""
+    assert main(["synth", "--target", "ice40-up5k", "--legal", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["legal"] and 0 < report["fmax_mhz"] < 1000
+    assert report["logic_cells"] <= 2200 + 2000
+    assert report["brams"] == report["brams_expected"] == 20
+    saved = saved_report("ice40-up5k", "walker", "dense", legal=True)
+    assert saved == {**report, "saved": saved["saved"]}
+
+
 def test_butterfly_does_not_fit_the_up5k():
     start = time.perf_counter()
     with pytest.raises(BadRequest, match="does not fit"):

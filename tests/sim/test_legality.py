@@ -6,7 +6,7 @@ import pytest
 
 from hwmovegen.sim.compare import compare
 from hwmovegen.sim.cxxrtl import CxxrtlBackend
-from hwmovegen.sim.legality import EP_SETUP, LEGAL_SETUP, setup_cycles
+from hwmovegen.sim.legality import LEGAL_SETUP, setup_cycles
 from hwmovegen.sim.model import Position, cycle_bound, generate
 from hwmovegen.sim.perft import perft
 from hwmovegen.sim.positions import random_boards
@@ -31,7 +31,7 @@ def test_model_rule_by_rule(name, fen, legal, illegal):
     assert model.moves == [m for m in pseudo.moves if m in model.moves]
     ucis = model.uci()
     assert all(m in ucis for m in legal) and not any(m in ucis for m in illegal)
-    assert model.setup == LEGAL_SETUP + EP_SETUP * sum(m.en_passant for m in pseudo.moves)
+    assert model.setup == LEGAL_SETUP
 
 
 def test_model_on_the_suites_and_random_positions(suite, random_1000):
