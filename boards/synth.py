@@ -249,8 +249,10 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
     try:
         parsed = run_flow(target.platform(), _HarnessTop(design), build_dir, seed=seed)
     except DoesNotFit as error:
+        capacity = {target.bram_cell: target.bram_capacity, target.spram_cell: target.spram_capacity}
+        cell = next((cell for cell in capacity if cell and cell in str(error)), target.logic_cell)
         raise DoesNotFit(f"{_what(core, legal, perft_engines)} does not fit the {target.device}: {error}, "
-                         f"the device has {target.logic_capacity}") from None
+                         f"the device has {capacity.get(cell, target.logic_capacity)}") from None
     finally:
         if own_dir:
             shutil.rmtree(build_dir, ignore_errors=True)
@@ -275,6 +277,8 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
         "brams": brams.get("used"),
         "brams_available": brams.get("available"),
         "brams_expected": expected,
+        **({"sprams": util.get(target.spram_cell, {}).get("used", 0), "sprams_available": target.spram_capacity}
+           if target.spram_cell else {}),
         "critical_path": parsed["critical_path"],
         "seconds": round(time.perf_counter() - start, 1),
     }

@@ -103,6 +103,7 @@ def _synth(args):
         ("FFs", report["ffs"]),
         ("carry cells", report["carries"]),
         ("block RAMs", f'{report["brams"]} / {report["brams_available"]}'),
+        *([("SPRAMs", f'{report["sprams"]} / {report["sprams_available"]}')] if "sprams" in report else []),
         rate,
         ("critical path", f'{path.get("from")} -> {path.get("to")}'),
         ("", f'{path.get("delay_ns")} ns, {path.get("logic_levels")} logic levels'),

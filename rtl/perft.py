@@ -15,7 +15,7 @@ array's dispatcher, one counter handing out the next number. An engine takes a n
 task as soon as it finishes one, so the engines stay busy until the last tasks.
 """
 
-from amaranth import Module, Signal, Array, Cat, Mux
+from amaranth import Module, Signal, Array, Cat, Const, Mux, Shape, Instance, ClockSignal
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -25,7 +25,7 @@ from .board import LoadSignature
 from .movegen import MoveGenerator
 from .types import Move, PerftCounters
 
-__all__ = ["PerftEngine", "PerftArray", "TaskSignature", "MAX_MOVES", "SPLIT_PLY", "task_bits"]
+__all__ = ["MoveLists", "PerftEngine", "PerftArray", "TaskSignature", "MAX_MOVES", "SPLIT_PLY", "task_bits"]
 
 MAX_MOVES = 256         # a move list per ply (no position has more than 218 legal moves)
 SPLIT_PLY = 2           # the tasks: the nodes two plies below the root (400 from the start position)
@@ -46,6 +46,52 @@ class TaskSignature(wiring.Signature):
             "grant": In(1),
             "index": In(task_bits(split_ply)),
         })
+
+
+class MoveLists(wiring.Component):
+    """The engine's move lists: one port, a word written or read each cycle (the read word
+    the next cycle). A ply's list is written while it generates and read while it is walked,
+    never both at once, so one port serves.
+
+    On an iCE40 UltraPlus the lists are its single-port RAMs (SPRAM): the walker's ROMs fill
+    the block RAMs, and Yosys maps no memory with an initial value to SPRAM. Elsewhere, and
+    in simulation, a :class:`~amaranth.lib.memory.Memory`.
+    """
+
+    SPRAM_WIDTH, SPRAM_DEPTH = 16, 16384
+
+    def __init__(self, depth):
+        self.depth = depth
+        super().__init__({
+            "addr": In(range(depth)),
+            "write": In(1),
+            "write_data": In(Move),
+            "read_data": Out(Move),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        if getattr(platform, "device", "").startswith("iCE40UP") and self.depth <= self.SPRAM_DEPTH:
+            width = Shape.cast(Move).width
+            words = -(-width // self.SPRAM_WIDTH)
+            data_in, data_out = Signal(words * self.SPRAM_WIDTH), Signal(words * self.SPRAM_WIDTH)
+            m.d.comb += [data_in.eq(self.write_data), self.read_data.eq(data_out[:width])]
+            for word in range(words):
+                part = slice(word * self.SPRAM_WIDTH, (word + 1) * self.SPRAM_WIDTH)
+                m.submodules[f"spram{word}"] = Instance(
+                    "SB_SPRAM256KA",
+                    i_ADDRESS=Cat(self.addr, Const(0, 14 - len(self.addr))),
+                    i_DATAIN=data_in[part], i_MASKWREN=Const(0b1111, 4), i_WREN=self.write,
+                    i_CHIPSELECT=1, i_CLOCK=ClockSignal(), i_STANDBY=0, i_SLEEP=0, i_POWEROFF=1,
+                    o_DATAOUT=data_out[part])
+            return m
+        m.submodules.memory = memory = Memory(shape=Move, depth=self.depth, init=[])
+        store, fetch = memory.write_port(), memory.read_port(transparent_for=())
+        m.d.comb += [
+            store.addr.eq(self.addr), store.data.eq(self.write_data), store.en.eq(self.write),
+            fetch.addr.eq(self.addr), fetch.en.eq(~self.write), self.read_data.eq(fetch.data),
+        ]
+        return m
 
 
 class PerftEngine(wiring.Component):
@@ -86,8 +132,7 @@ class PerftEngine(wiring.Component):
         m = Module()
         m.submodules.generator = gen = self.generator
         m.submodules.applier = applier = self.applier
-        m.submodules.lists = lists = Memory(shape=Move, depth=self.max_depth * MAX_MOVES, init=[])
-        store, fetch = lists.write_port(), lists.read_port(transparent_for=())
+        m.submodules.lists = lists = MoveLists(self.max_depth * MAX_MOVES)
         wiring.connect(m, wiring.flipped(self.load), gen.load)
         wiring.connect(m, applier.edit, gen.edit)
         m.d.comb += [applier.planes.eq(gen.planes), applier.state.eq(gen.board_state)]
@@ -97,6 +142,7 @@ class PerftEngine(wiring.Component):
         counts = Array(Signal(range(MAX_MOVES + 1), name=f"count{p}") for p in range(self.max_depth))
         indices = Array(Signal(range(MAX_MOVES + 1), name=f"index{p}") for p in range(self.max_depth))
         written = Signal(range(MAX_MOVES + 1))
+        left = Signal(range(MAX_MOVES + 1))    # the moves of the ply not yet walked (SKIP)
         counters = Signal(PerftCounters)
         m.d.comb += [self.counters.eq(counters), self.counters.engine_cycles.eq(counters.cycles)]
 
@@ -112,9 +158,9 @@ class PerftEngine(wiring.Component):
         moves = gen.moves
         m.d.comb += [
             moves.ready.eq(1),
-            store.addr.eq(Cat(written[:8], ply)), store.data.eq(moves.payload),
-            fetch.addr.eq(Cat(indices[ply][:8], ply)),
-            applier.commands.payload.move.eq(fetch.data),
+            lists.addr.eq(Mux(lists.write, Cat(written[:8], ply), Cat(indices[ply][:8], ply))),
+            lists.write_data.eq(moves.payload),
+            applier.commands.payload.move.eq(lists.read_data),
         ]
 
         with m.FSM(name="perft"):
@@ -143,7 +189,7 @@ class PerftEngine(wiring.Component):
             with m.State("GENERATE"):
                 m.d.sync += counters.generate_cycles.eq(counters.generate_cycles + 1)
                 with m.If(moves.valid & ~leaf):
-                    m.d.comb += store.en.eq(1)
+                    m.d.comb += lists.write.eq(1)
                     m.d.sync += written.eq(written + 1)
                 with m.If(gen.done):
                     with m.If(leaf):
@@ -155,19 +201,26 @@ class PerftEngine(wiring.Component):
                         m.next = "NEXT"
             with m.State("NEXT"):           # the next move of this ply, read from its list
                 remaining = counts[ply] - indices[ply]
-                ahead = held - passed       # split-ply nodes before the one held
                 with m.If(remaining == 0):
                     m.next = "BACK"
                 with m.Elif(ply + 1 == split):
-                    # above the split ply: pass over the moves that lead to others' nodes
-                    with m.If(~holding):
-                        m.d.comb += task.request.eq(1)
-                    with m.Elif(ahead >= remaining):
-                        m.d.sync += [passed.eq(passed + remaining), indices[ply].eq(counts[ply])]
-                    with m.Elif(ahead != 0):
-                        m.d.sync += [passed.eq(held), indices[ply].eq(indices[ply] + ahead)]
-                    with m.Else():
-                        m.next = "MAKE"
+                    m.d.sync += left.eq(remaining)
+                    m.next = "SKIP"
+                with m.Else():
+                    m.next = "MAKE"
+            with m.State("SKIP"):
+                # above the split ply: pass over the moves that lead to others' nodes. A state
+                # of its own, from registered counts: in a large array this arithmetic was the
+                # critical path (27 logic levels in NEXT).
+                ahead = held - passed       # split-ply nodes before the one held
+                with m.If(~holding):
+                    m.d.comb += task.request.eq(1)
+                with m.Elif(ahead >= left):
+                    m.d.sync += [passed.eq(passed + left), indices[ply].eq(counts[ply])]
+                    m.next = "BACK"
+                with m.Elif(ahead != 0):
+                    m.d.sync += [passed.eq(held), indices[ply].eq(indices[ply] + ahead)]
+                    m.next = "NEXT"
                 with m.Else():
                     m.next = "MAKE"
             with m.State("MAKE"):           # the list's word has arrived: make it, go down

@@ -34,15 +34,17 @@ def test_synth_report_agrees_with_tables(target, cells, rams, capsys):
     assert saved == {**report, "saved": saved["saved"]} and report["mmoves_per_s"] > 0
 
 
-def test_the_walker_with_the_legality_stage_fits_the_up5k(capsys):
-    """Room for perft beside it: the stage and the legal stream's counters within 2000 logic
-    cells over the walker alone (about 2200), and no block RAM of their own."""
-    assert main(["synth", "--target", "ice40-up5k", "--legal", "--json"]) == 0
+def test_a_perft_engine_fits_the_up5k(capsys):
+    """A whole perft engine (the walker, the legality stage, the applier and the walk) to
+    depth 8: the walker's ROMs take 20 of the 30 block RAMs, the move lists the SPRAMs."""
+    assert main(["synth", "--target", "ice40-up5k", "--perft-engines", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["legal"] and 0 < report["fmax_mhz"] < 1000
-    assert report["logic_cells"] <= 2200 + 2000
-    assert report["brams"] == report["brams_expected"] == 20
-    saved = saved_report("ice40-up5k", "walker", "dense", legal=True)
+    assert report["legal"] and report["perft_engines"] == 1 and 0 < report["fmax_mhz"] < 1000
+    assert report["logic_cells"] <= report["logic_cells_available"] == 5280
+    assert report["brams_expected"] == 20 < report["brams"] <= 30
+    assert report["sprams"] == 2 and report["sprams_available"] == 4
+    assert report["nodes_per_cycle"] > 0.2
+    saved = saved_report("ice40-up5k", "walker", "dense", perft_engines=1)
     assert saved == {**report, "saved": saved["saved"]}
 
 
