@@ -16,10 +16,6 @@ from .walker import WalkerCore
 __all__ = ["MoveGenerator", "CORES", "generator_roms"]
 
 # core name -> (core component, ROM component)
-# Behind the legality stage the walker runs on through the stage's setup into a deeper FIFO
-# (perft, start position depth 4: 772,273 cycles with 4 entries, 709,682 with 8, 688,007 with
-# 16 and with 32). 8: with 16 a perft engine no longer fits the UP5K.
-LEGAL_FIFO_DEPTH = 8
 CORES = {"walker": (WalkerCore, MoveTableROM), "fast": (FastCore, NoRom)}
 # the cores that copy the board at start: the next position may be loaded while one runs
 LOAD_WHILE_BUSY = {"walker": False, "fast": True}
@@ -104,8 +100,7 @@ class MoveGenerator(wiring.Component):
         core_class, rom_class = CORES[self.core]
         m.submodules.board = board = BoardRAM()
         m.submodules.rom = rom = rom_class(self.layout)
-        core = (core_class(self.layout, fifo_depth=LEGAL_FIFO_DEPTH) if self.legal and self.core == "walker"
-                else core_class(self.layout))
+        core = core_class(self.layout)
         m.submodules.core = ResetInserter(self.abort)(core)
         wiring.connect(m, wiring.flipped(self.load), board.load)
         wiring.connect(m, core.rom, rom.bus)

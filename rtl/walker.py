@@ -195,15 +195,15 @@ class Walker(wiring.Component):
 class WalkerCore(wiring.Component):
     """Piece feeder, walker, promotion FIFO and counters: the walker core."""
 
-    def __init__(self, layout, fifo_depth=4):
-        self.layout, self.fifo_depth = layout, fifo_depth
+    def __init__(self, layout):
+        self.layout = layout
         super().__init__(CoreSignature(RomSignature(layout)))
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.feeder = feeder = PieceFeeder(self.layout.addr_width)
         m.submodules.walker = walker = Walker(self.layout)
-        m.submodules.fifo = fifo = PromotionFifo(self.fifo_depth)
+        m.submodules.fifo = fifo = PromotionFifo()
         m.submodules.perf = counters = PerfCounters()
         starting = ~walker.busy & self.start
         planes, state = self.planes, self.state
