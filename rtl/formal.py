@@ -36,14 +36,14 @@ from amaranth.asserts import AnyConst, AnySeq, Initial     # not in amaranth.hdl
 from amaranth.hdl import Assert, Assume, Cover
 from amaranth.lib import wiring
 
-from ..tables import TableKind, chain, piece_code
-from .apply import ApplyCommand, MoveApplier
+from ..tables import TableKind, chain
+from .apply import MoveApplier
 from .board import BoardRAM
 from .core import PLANES
 from .hostlink import HostLink
-from .legality import LegalityStage, SETUP_CYCLES
+from .legality import LegalityStage
 from .movegen import CORES
-from .protocol import SYNC, FrameType, CRC, crc8
+from .protocol import SYNC, FrameType, crc8
 from .types import BoardState, Move
 
 __all__ = ["BoardView", "legal_position", "move_checks", "GeneratorHarness", "HostLinkHarness",
@@ -269,6 +269,20 @@ def between_mask(a, b):
         lo_r, hi_r = Mux(dr < 0, dr, 0), Mux(dr < 0, 0, dr)
         bits.append((bf * dr == br * df) & (bf >= lo_f) & (bf <= hi_f) & (br >= lo_r) & (br <= hi_r)
                     & (a != x) & (b != x))
+    return Mux(lined, Cat(*bits), 0)
+
+
+def line_mask(a, b):
+    """The squares of the whole line (rank, file or diagonal) through ``a`` and ``b``, if
+    they share one; else none."""
+    df, dr = _signed_delta(_file(a), _file(b)), _signed_delta(_rank(a), _rank(b))
+    adf, adr = Mux(df < 0, -df, df), Mux(dr < 0, -dr, dr)
+    lined = ((df == 0) | (dr == 0) | (adf == adr)) & (a != b)
+    bits = []
+    for x in range(64):
+        xs = Const(x, 6)
+        bf, br = _signed_delta(_file(a), _file(xs)), _signed_delta(_rank(a), _rank(xs))
+        bits.append(bf * dr == br * df)
     return Mux(lined, Cat(*bits), 0)
 
 
@@ -614,7 +628,9 @@ class LegalityHarness(_Harness):
         pinned = (line.bit_select(move.frm, 1) & view.own.bit_select(move.frm, 1)
                   & (view.opponent & slider).bit_select(pinner, 1)
                   & ((line & view.occupied) == (Const(1, 64) << move.frm)))
-        off_line = ~line.bit_select(move.to, 1) & (move.to != pinner)
+        # the line through king and pinner, both ways: with the path left free the input may
+        # slide past the pinner, which a clear path (the generator's moves) never does
+        off_line = ~line_mask(king, pinner).bit_select(move.to, 1)
         checks.check("a pinned piece never leaves its line", ~(stage.moves_out.valid & pinned & off_line))
         return m
 

@@ -33,8 +33,8 @@ class FormalError(RuntimeError):
 @dataclass(frozen=True)
 class Spec:
     """How a property is checked: sby's mode, the engine, the default depth per core
-    (measured: each runs in well under a minute on one core), and whether it depends
-    on the core."""
+    (as deep as runs within a few minutes on one core: z3's time per step grows steeply),
+    and whether it depends on the core."""
     mode: str               # "prove" (k-induction: unbounded), "bmc" or "cover"
     engine: str
     depth: dict
@@ -45,7 +45,7 @@ class Spec:
 # depth: bmc, the cycles explored from reset; prove, the induction length; cover, the
 # longest trace searched for each cover
 PROPERTIES = {
-    "stream": Spec("bmc", "smtbmc z3", {"walker": 10, "fast": 20},
+    "stream": Spec("bmc", "smtbmc z3", {"walker": 16, "fast": 20},
                    summary="valid held and payload stable until the transfer; done once per start, after its "
                            "last transfer; no valid outside a position; busy while one is open"),
     "soundness": Spec("bmc", "smtbmc z3", {"walker": 6, "fast": 19},
