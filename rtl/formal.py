@@ -494,7 +494,7 @@ class HostLinkHarness(_Harness):
 
     QUIET = 2           # beyond the idle timeout
     WEDGE = 64
-    ANSWER = 12
+    ANSWER = 10          # the PING's CRC byte to the PONG's (measured: 10, a 9-byte frame and a gap)
 
     def __init__(self, prop="hostlink", core="walker", idle_timeout=3):
         from .protocol import CORE_IDS
@@ -559,8 +559,6 @@ class HostLinkHarness(_Harness):
         with m.If(tx_byte):
             with m.Switch(position):
                 with m.Case(0):
-                    if self.prop == "hostlink":
-                        checks.check("a reply starts with SYNC", link.tx.payload == SYNC)
                     m.d.sync += position.eq(1)
                 with m.Case(1):
                     m.d.sync += [frame_type.eq(link.tx.payload), position.eq(2)]
@@ -573,6 +571,9 @@ class HostLinkHarness(_Harness):
                     with m.Else():
                         m.d.sync += remaining.eq(remaining - 1)
 
+        if self.prop == "hostlink":
+            # (outside the If above: a check's signal must be driven in every cycle)
+            checks.check("a reply starts with SYNC", link.tx.payload == SYNC, tx_byte & (position == 0))
         answered = Signal(1)
         answer_wait = Signal(range(self.ANSWER + 2))
         with m.If((phase == 3) & ~answered):
