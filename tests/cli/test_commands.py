@@ -31,7 +31,7 @@ def test_console_script_and_python_dash_m():
 def test_no_command_prints_usage_with_the_commands(capsys):
     code, out, err = run(capsys)
     assert code == 2 and "usage: hwmovegen" in err
-    for command in ("tables", "moves", "perft", "compare", "bench", "synth", "build", "board"):
+    for command in ("tables", "moves", "perft", "compare", "bench", "formal", "synth", "build", "board"):
         assert command in err
 
 

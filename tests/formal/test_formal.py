@@ -1,0 +1,144 @@
+"""The formal properties at small depths, and bugs injected into copies of the cores that
+`hwmovegen formal` must catch (a counterexample VCD, the offending FEN, exit 1)."""
+
+from pathlib import Path
+
+import chess
+import pytest
+from amaranth import Module, Signal
+from amaranth.lib import wiring
+
+from hwmovegen.cli import main
+from hwmovegen.rtl import movegen
+from hwmovegen.rtl.formal import PROPERTIES as HARNESSES
+from hwmovegen.rtl.walker import WalkerCore
+from hwmovegen.sim.formal import PROPERTIES, read_vcd, run_property
+
+
+def test_every_harness_has_a_runner_entry():
+    assert set(HARNESSES) == set(PROPERTIES)
+
+
+# (property, core, depth): short runs; the README's table has the full depths. The walker
+# emits its first move in step 4, so its short runs check moves; the fast core's first move
+# leaves in step 18, beyond a short run (its stream and abort logic are still checked).
+SHORT = [
+    ("abort", "walker", 2),
+    ("abort", "fast", 2),
+    ("stream", "walker", 7),
+    ("stream", "fast", 8),
+    ("soundness", "walker", 5),
+    ("termination", "walker", 7),
+    ("hostlink", "walker", 14),
+    ("apply", "walker", 17),
+    # the stage's first verdict leaves in step 17 and that step alone takes minutes: this
+    # short run checks that the harness's assumptions hold together through the setup
+    ("legality", "walker", 17),
+]
+
+
+@pytest.mark.parametrize("prop, core, depth", SHORT)
+def test_property_holds(prop, core, depth, tmp_path):
+    result = run_property(prop, core, depth, workdir=tmp_path)
+    assert result.status == "pass", result.as_dict()
+    assert result.reach == ("proved" if PROPERTIES[prop].mode == "prove" else f"depth {depth}")
+
+
+def test_hostlink_cover_reaches_an_error_reply(tmp_path):
+    result = run_property("hostlink-cover", "walker", workdir=tmp_path)
+    assert result.status == "pass", result.as_dict()
+
+
+def test_generator_covers_at_a_short_depth(tmp_path):
+    """Six steps reach the first kinds of move only: the run fails and names the others."""
+    result = run_property("cover", "walker", 6, workdir=tmp_path)
+    assert result.status == "fail"
+    assert "castling queenside" in result.failed and "castling kingside" in result.failed
+    assert "a pawn push" not in result.failed and "a piece move onto an empty square" not in result.failed
+
+
+def test_an_unreachable_cover_fails(tmp_path):
+    """Too short for any reply: the run must fail, naming the covers."""
+    result = run_property("hostlink-cover", "walker", 8, workdir=tmp_path)
+    assert result.status == "fail"
+    assert result.failed == ["a PONG reply to the PING", "an error reply"]
+
+
+class _Relay(WalkerCore):
+    """A walker core inside a relay that may corrupt its stream (``corrupt(m, inner, out)``
+    drives the outgoing stream)."""
+
+    inner_class = WalkerCore
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.inner = inner = self.inner_class(self.layout)
+        wiring.connect(m, wiring.flipped(self.rom), inner.rom)
+        m.d.comb += [inner.start.eq(self.start), inner.planes.eq(self.planes), inner.state.eq(self.state),
+                     self.start_ready.eq(inner.start_ready), self.busy.eq(inner.busy), self.done.eq(inner.done),
+                     self.counters.eq(inner.counters), inner.moves.ready.eq(self.moves.ready)]
+        self.corrupt(m, inner.moves, self.moves)
+        return m
+
+
+class CaptureFlagBug(_Relay):
+    """Every move flagged as a capture: quiet moves too."""
+
+    @staticmethod
+    def corrupt(m, inner, out):
+        m.d.comb += [out.valid.eq(inner.valid), out.payload.eq(inner.payload), out.payload.capture.eq(1)]
+
+
+class DropsValidBug(_Relay):
+    """``valid`` drops for a cycle after a stall, with no transfer."""
+
+    @staticmethod
+    def corrupt(m, inner, out):
+        stalled = Signal(1)
+        m.d.sync += stalled.eq(inner.valid & ~out.ready)
+        m.d.comb += [out.valid.eq(inner.valid & ~stalled), out.payload.eq(inner.payload)]
+
+
+def _formal(capsys, *argv):
+    code = main(["formal", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_catches_a_soundness_bug(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(movegen.CORES, "walker", (CaptureFlagBug, movegen.CORES["walker"][1]))
+    code, out, err = _formal(capsys, "--property", "soundness", "--depth", "5", "--workdir", str(tmp_path))
+    assert code == 1
+    assert "FAIL" in out and "capture flag exactly onto an opponent or en passant" in out
+    vcd = Path(out.split("counterexample: ")[1].split()[0])
+    assert vcd.is_file() and vcd.suffix == ".vcd"
+    fen = out.split("position: ")[1].strip().splitlines()[0]
+    board = chess.Board(fen)                    # a FEN python-chess reads
+    assert board.king(chess.WHITE) is not None and board.king(chess.BLACK) is not None
+    # the trace shows the flagged move: a move on the stream that takes nothing
+    signals = read_vcd(vcd)
+    assert any(name.startswith("check__") for name in signals)
+    assert "hwmovegen: formal: soundness" in err
+
+
+def test_cli_catches_a_stream_bug(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(movegen.CORES, "walker", (DropsValidBug, movegen.CORES["walker"][1]))
+    code, out, err = _formal(capsys, "--property", "stream", "--depth", "7", "--workdir", str(tmp_path))
+    assert code == 1
+    assert "valid never drops before the transfer" in out
+    assert Path(out.split("counterexample: ")[1].split()[0]).is_file()
+    assert "position: " in out
+
+
+def test_cli_json_and_table(capsys, tmp_path):
+    code, out, _ = _formal(capsys, "--property", "abort", "--core", "fast", "--json", "--workdir", str(tmp_path))
+    assert code == 0
+    import json
+    record = json.loads(out)
+    assert record["property"] == "abort" and record["core"] == "fast" and record["reach"] == "proved"
+    code, out, _ = _formal(capsys, "--property", "abort", "--workdir", str(tmp_path))
+    assert code == 0
+    header, row = out.splitlines()[:2]
+    assert header.split() == ["property", "core", "engine", "depth", "seconds", "result"]
+    assert row.split()[0] == "abort" and row.split()[-1] == "PASS" and "proved" in row
+
