@@ -252,21 +252,29 @@ def walk_limit(view):
     return nodes, promotion_nodes
 
 
+def _line_through(a, b):
+    """File and rank steps from ``a`` to ``b``, and whether they share a line (rank, file or
+    diagonal)."""
+    df, dr = _signed_delta(_file(a), _file(b)), _signed_delta(_rank(a), _rank(b))
+    adf, adr = Mux(df < 0, -df, df), Mux(dr < 0, -dr, dr)
+    return df, dr, ((df == 0) | (dr == 0) | (adf == adr)) & (a != b)
 
+
+def _steps_to(a, x):
+    """File and rank steps from ``a`` to the constant square ``x``."""
+    xs = Const(x, 6)
+    return _signed_delta(_file(a), _file(xs)), _signed_delta(_rank(a), _rank(xs))
 
 
 def between_mask(a, b):
     """The squares strictly between ``a`` and ``b`` when they share a line (rank, file or
     diagonal), else none: 64 comparators against constant squares."""
-    df, dr = _signed_delta(_file(a), _file(b)), _signed_delta(_rank(a), _rank(b))
-    adf, adr = Mux(df < 0, -df, df), Mux(dr < 0, -dr, dr)
-    lined = ((df == 0) | (dr == 0) | (adf == adr)) & (a != b)
+    df, dr, lined = _line_through(a, b)
+    lo_f, hi_f = Mux(df < 0, df, 0), Mux(df < 0, 0, df)
+    lo_r, hi_r = Mux(dr < 0, dr, 0), Mux(dr < 0, 0, dr)
     bits = []
     for x in range(64):
-        xs = Const(x, 6)
-        bf, br = _signed_delta(_file(a), _file(xs)), _signed_delta(_rank(a), _rank(xs))
-        lo_f, hi_f = Mux(df < 0, df, 0), Mux(df < 0, 0, df)
-        lo_r, hi_r = Mux(dr < 0, dr, 0), Mux(dr < 0, 0, dr)
+        bf, br = _steps_to(a, x)
         bits.append((bf * dr == br * df) & (bf >= lo_f) & (bf <= hi_f) & (br >= lo_r) & (br <= hi_r)
                     & (a != x) & (b != x))
     return Mux(lined, Cat(*bits), 0)
@@ -275,13 +283,10 @@ def between_mask(a, b):
 def line_mask(a, b):
     """The squares of the whole line (rank, file or diagonal) through ``a`` and ``b``, if
     they share one; else none."""
-    df, dr = _signed_delta(_file(a), _file(b)), _signed_delta(_rank(a), _rank(b))
-    adf, adr = Mux(df < 0, -df, df), Mux(dr < 0, -dr, dr)
-    lined = ((df == 0) | (dr == 0) | (adf == adr)) & (a != b)
+    df, dr, lined = _line_through(a, b)
     bits = []
     for x in range(64):
-        xs = Const(x, 6)
-        bf, br = _signed_delta(_file(a), _file(xs)), _signed_delta(_rank(a), _rank(xs))
+        bf, br = _steps_to(a, x)
         bits.append(bf * dr == br * df)
     return Mux(lined, Cat(*bits), 0)
 
