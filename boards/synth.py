@@ -249,10 +249,12 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
     try:
         parsed = run_flow(target.platform(), _HarnessTop(design), build_dir, seed=seed)
     except DoesNotFit as error:
-        capacity = {target.bram_cell: target.bram_capacity, target.spram_cell: target.spram_capacity}
+        # the capacity of the resource the placer ran out of
+        capacity = {target.logic_cell: target.logic_capacity, target.bram_cell: target.bram_capacity,
+                    target.spram_cell: target.spram_capacity}
         cell = next((cell for cell in capacity if cell and cell in str(error)), target.logic_cell)
         raise DoesNotFit(f"{_what(core, legal, perft_engines)} does not fit the {target.device}: {error}, "
-                         f"the device has {capacity.get(cell, target.logic_capacity)}") from None
+                         f"the device has {capacity[cell]}") from None
     finally:
         if own_dir:
             shutil.rmtree(build_dir, ignore_errors=True)

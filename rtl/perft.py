@@ -2,7 +2,7 @@
 
 :class:`PerftEngine` owns a legal generator (either core, the legality stage behind
 it) whose board it edits through a :class:`~.apply.MoveApplier`. At each ply above
-the last it generates the legal moves into that ply's move list (block RAM), then
+the last it generates the legal moves into that ply's move list (:class:`MoveLists`), then
 makes each in turn, walks below it and unmakes it. At the last ply it does not make
 the moves: it counts them (bulk counting), which is where most of a perft's nodes are.
 
@@ -58,7 +58,7 @@ class MoveLists(wiring.Component):
     in simulation, a :class:`~amaranth.lib.memory.Memory`.
     """
 
-    SPRAM_WIDTH, SPRAM_DEPTH = 16, 16384
+    SPRAM_WIDTH, SPRAM_ADDR_BITS = 16, 14     # SB_SPRAM256KA: 16384 words of 16 bits
 
     def __init__(self, depth):
         self.depth = depth
@@ -71,7 +71,7 @@ class MoveLists(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        if getattr(platform, "device", "").startswith("iCE40UP") and self.depth <= self.SPRAM_DEPTH:
+        if getattr(platform, "device", "").startswith("iCE40UP") and self.depth <= 1 << self.SPRAM_ADDR_BITS:
             width = Shape.cast(Move).width
             words = -(-width // self.SPRAM_WIDTH)
             data_in, data_out = Signal(words * self.SPRAM_WIDTH), Signal(words * self.SPRAM_WIDTH)
@@ -80,7 +80,7 @@ class MoveLists(wiring.Component):
                 part = slice(word * self.SPRAM_WIDTH, (word + 1) * self.SPRAM_WIDTH)
                 m.submodules[f"spram{word}"] = Instance(
                     "SB_SPRAM256KA",
-                    i_ADDRESS=Cat(self.addr, Const(0, 14 - len(self.addr))),
+                    i_ADDRESS=Cat(self.addr, Const(0, self.SPRAM_ADDR_BITS - len(self.addr))),
                     i_DATAIN=data_in[part], i_MASKWREN=Const(0b1111, 4), i_WREN=self.write,
                     i_CHIPSELECT=1, i_CLOCK=ClockSignal(), i_STANDBY=0, i_SLEEP=0, i_POWEROFF=1,
                     o_DATAOUT=data_out[part])
