@@ -19,15 +19,30 @@ def test_every_harness_has_a_runner_entry():
     assert set(HARNESSES) == set(PROPERTIES)
 
 
+def test_the_solver_comes_from_this_environment():
+    """Each engine's solver command is this Python environment's (a wheel), first on PATH."""
+    import os
+    from hwmovegen.sim.formal import SOLVERS, _environment, _solver
+    from hwmovegen.sim.toolchain import ToolMissing, tool
+    assert _solver("smtbmc --syn yices") == "yices" and _solver("smtbmc z3") == "z3" and _solver("smtbmc") == "yices"
+    for spec in PROPERTIES.values():
+        solver = _solver(spec.engine)
+        path = _environment(spec.engine)["PATH"].split(os.pathsep)
+        assert Path(path[0], SOLVERS[solver]) == Path(tool(SOLVERS[solver]))
+    with pytest.raises(ToolMissing):
+        _environment("smtbmc cvc5")
+
+
 # (property, core, depth): short runs; the README's table has the full depths. The walker
-# emits its first move in step 4, so its short runs check moves; the fast core's first move
-# leaves in step 18, beyond a short run (its stream and abort logic are still checked).
+# emits its first move in step 4 and the fast core in step 18, so both cores' short
+# soundness and stream runs check emitted moves.
 SHORT = [
     ("abort", "walker", 2),
     ("abort", "fast", 2),
     ("stream", "walker", 7),
-    ("stream", "fast", 8),
+    ("stream", "fast", 19),
     ("soundness", "walker", 5),
+    ("soundness", "fast", 19),
     ("termination", "walker", 7),
     ("hostlink", "walker", 14),
     ("apply", "walker", 17),
