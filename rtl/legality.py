@@ -124,11 +124,16 @@ class LegalityStage(wiring.Component):
         # ---- the rank under the sweep, read a cycle ahead (the sweep's order is fixed): up from
         # the first rank, then down from the seventh (the turn reads the eighth for both)
         turning = ~down & (row == 7)
-        next_row = Mux(self.start, 0, Mux(down, row - 1, Mux(turning, 6, row + 1)))
+        sweep_row = Mux(down, row - 1, Mux(turning, 6, row + 1))
+        next_row = Mux(self.start, 0, sweep_row)
         rank = [Signal(8, name=f"rank_plane{k}") for k in range(4)]
-        with m.If(self.start | sweeping):
-            m.d.sync += [row.eq(next_row)] + [rank[k].eq(self.planes[k].word_select(next_row[:3], 8))
-                                              for k in range(4)]
+        # start picks the first rank, a constant select: it only drives the last multiplexer
+        # before the rank registers (in a large perft array it arrives from far off)
+        with m.If(self.start):
+            m.d.sync += [row.eq(0)] + [rank[k].eq(self.planes[k][0:8]) for k in range(4)]
+        with m.Elif(sweeping):
+            m.d.sync += [row.eq(sweep_row)] + [rank[k].eq(self.planes[k].word_select(sweep_row[:3], 8))
+                                               for k in range(4)]
         t0, t1, t2, black = rank
         occ = t0 | t1 | t2
         own = occ & Mux(white, ~black, black)

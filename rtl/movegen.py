@@ -59,9 +59,12 @@ class MoveGenerator(wiring.Component):
         Sampled with ``start``: this position's pseudo-legal moves, the stage bypassed, with
         the stream, ``done`` and counters of the plain core, cycle for cycle (the host link's
         GENERATE without its ``legal`` flag). Low (the default), the legal moves.
-    edit, planes, board_state : with ``editable=True`` only
+    edit, planes, board_state, board_free : with ``editable=True`` only
         The board's edit port (:class:`~.apply.MoveApplier` makes and unmakes moves through
-        it between generations) and the board as it stands.
+        it between generations), the board as it stands, and whether it may be edited now:
+        when idle, and with the fast core and the legality stage as soon as the stage's setup
+        is over (the core copied the board at start, the stage keeps what it read), while the
+        position's moves still stream.
     """
 
     def __init__(self, layout="dense", core="walker", legal=False, editable=False):
@@ -81,8 +84,8 @@ class MoveGenerator(wiring.Component):
             "moves": Out(stream.Signature(Move)),
             "counters": Out(Counters),
             **({"all_moves": In(1)} if legal else {}),
-            **({"edit": In(EditSignature()), "planes": Out(PLANES), "board_state": Out(BoardState)}
-               if editable else {}),
+            **({"edit": In(EditSignature()), "planes": Out(PLANES), "board_state": Out(BoardState),
+                "board_free": Out(1)} if editable else {}),
         })
 
     @property
@@ -108,6 +111,8 @@ class MoveGenerator(wiring.Component):
         if self.editable:
             wiring.connect(m, wiring.flipped(self.edit), board.edit)
             m.d.comb += [self.planes.eq(board.planes), self.board_state.eq(board.state)]
+        if self.editable and not self.legal:
+            m.d.comb += self.board_free.eq(~self.busy)
         if not self.legal:
             wiring.connect(m, wiring.flipped(self.moves), core.moves)
             m.d.comb += [
@@ -163,6 +168,11 @@ class MoveGenerator(wiring.Component):
         m.d.sync += done.eq(active & ~starting & finishing)
         with m.If(self.abort):
             m.d.sync += [active.eq(0), pending.eq(0), done.eq(0)]
+        if self.editable:
+            free = ~self.busy
+            if LOAD_WHILE_BUSY[self.core]:      # the core's copy and the stage's setup hold the position
+                free = free | (active & ~bypass & stage.ready)
+            m.d.comb += self.board_free.eq(free)
         m.d.comb += [self.busy.eq(active | core.busy),
                      self.done.eq(Mux(bypass, core.done, done)),
                      self.counters.eq(Mux(bypass, core.counters, counted))]

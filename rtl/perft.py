@@ -5,6 +5,8 @@ it) whose board it edits through a :class:`~.apply.MoveApplier`. At each ply abo
 the last it generates the legal moves into that ply's move list (:class:`MoveLists`), then
 makes each in turn, walks below it and unmakes it. At the last ply it does not make
 the moves: it counts them (bulk counting), which is where most of a perft's nodes are.
+With the fast core the walk does not wait for them either: once the generator has read
+the board (``board_free``), it unmakes and makes the next move while they stream.
 
 :class:`PerftArray` runs ``engines`` of them on the same root. The work is shared
 at the *split ply* (2 unless the depth is smaller): its nodes, numbered in the walk's
@@ -156,6 +158,14 @@ class PerftEngine(wiring.Component):
         idle = Signal(1)
         leaf = ply == last_ply              # the last ply: count, do not store
         moves = gen.moves
+        # The last ply's moves are counted as they stream, in any state: the walk goes on as
+        # soon as the generator's board is free (the fast core's copy and the stage's setup
+        # hold the position), and the next start waits for the generator.
+        counting = Signal(1)                # the generation under way is at the last ply
+        with m.If(gen.start & gen.start_ready):
+            m.d.sync += counting.eq(leaf)
+        with m.If(counting & moves.valid):
+            m.d.sync += counters.nodes.eq(counters.nodes + 1)
         m.d.comb += [
             moves.ready.eq(1),
             lists.addr.eq(Mux(lists.write, Cat(written[:8], ply), Cat(indices[ply][:8], ply))),
@@ -191,14 +201,13 @@ class PerftEngine(wiring.Component):
                 with m.If(moves.valid & ~leaf):
                     m.d.comb += lists.write.eq(1)
                     m.d.sync += written.eq(written + 1)
-                with m.If(gen.done):
-                    with m.If(leaf):
-                        m.d.sync += counters.nodes.eq(counters.nodes + gen.counters.moves)
+                with m.If(leaf):
+                    with m.If(gen.board_free):
                         m.next = "BACK"
-                    with m.Else():
-                        m.d.sync += [counts[ply].eq(gen.counters.moves), indices[ply].eq(0),
-                                     counters.interior.eq(counters.interior + 1)]
-                        m.next = "NEXT"
+                with m.Elif(gen.done):
+                    m.d.sync += [counts[ply].eq(gen.counters.moves), indices[ply].eq(0),
+                                 counters.interior.eq(counters.interior + 1)]
+                    m.next = "NEXT"
             with m.State("NEXT"):           # the next move of this ply, read from its list
                 remaining = counts[ply] - indices[ply]
                 with m.If(remaining == 0):
@@ -246,9 +255,10 @@ class PerftEngine(wiring.Component):
                 m.d.sync += counters.apply_cycles.eq(counters.apply_cycles + 1)
                 with m.If(~applier.busy):
                     m.next = "NEXT"
-            with m.State("DONE"):
-                m.d.comb += self.done.eq(1)
-                m.next = "IDLE"
+            with m.State("DONE"):           # the last moves counted
+                with m.If(~gen.busy):
+                    m.d.comb += self.done.eq(1)
+                    m.next = "IDLE"
         m.d.comb += self.busy.eq(~idle)
         with m.If(~idle):
             m.d.sync += counters.cycles.eq(counters.cycles + 1)

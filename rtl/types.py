@@ -61,7 +61,7 @@ class PerftCounters(data.Struct):
     """The counters of a perft run in hardware (:class:`~hwmovegen.rtl.perft.PerftEngine`)."""
     nodes: PERFT_COUNTER_WIDTH          # the leaves: legal moves counted at the last ply
     cycles: PERFT_COUNTER_WIDTH         # from the cycle start is taken until done
-    generate_cycles: PERFT_COUNTER_WIDTH    # generating, the legality setup included
+    generate_cycles: PERFT_COUNTER_WIDTH    # waiting on the generator, the legality setup included
     apply_cycles: PERFT_COUNTER_WIDTH   # making and unmaking
     interior: PERFT_COUNTER_WIDTH       # nodes above the last ply: the generations that stored moves
     engine_cycles: PERFT_COUNTER_WIDTH  # the engines' busy cycles, summed (one engine: ``cycles``)
