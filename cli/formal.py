@@ -34,7 +34,7 @@ def run(args):
     results = []
     for name in names:
         spec = PROPERTIES[name]
-        depth = args.depth or spec.depth.get(args.core, max(spec.depth.values()))
+        depth = args.depth or spec.depth_for(args.core)
         if not args.json:
             where = f"{args.core} core, " if spec.per_core else ""
             print(f"hwmovegen: formal: {name} ({where}{spec.mode} {depth}) ...", file=sys.stderr, flush=True)

