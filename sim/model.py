@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 
 import chess
 
-from ..tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code
-from .legality import legal_moves, setup_cycles
+from ..tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code, rights_kept
+from .legality import king_safe_after, legal_moves, make_squares, setup_cycles
 
 __all__ = ["Move", "Position", "PositionError", "Generation", "generate", "PROMOTION_ORDER",
-           "check_board", "parse_fen", "cycle_bound", "work", "CORE_NAMES"]
+           "check_board", "parse_fen", "cycle_bound", "work", "CORE_NAMES", "leaf_count"]
 
 PROMOTION_ORDER = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 
@@ -127,6 +127,16 @@ class Position:
         ep = self.ep_square
         return {"white_to_move": int(self.white_to_move), "castling": self.castling,
                 "ep_valid": int(ep is not None), "ep_square": ep or 0}
+
+    def make(self, move):
+        """The position after ``move`` (a model Move of this position): the squares as
+        :func:`.legality.make_squares` leaves them, the side to move changed, the castling
+        rights of the squares the move leaves and reaches dropped, the en-passant square
+        behind a double push."""
+        squares = make_squares(self.squares, move, not self.white_to_move)
+        return Position(tuple(squares), not self.white_to_move,
+                        self.castling & rights_kept(move.frm) & rights_kept(move.to),
+                        (move.frm + move.to) // 2 if move.double else None)
 
     def own_squares(self):
         black = 0 if self.white_to_move else 8
@@ -264,3 +274,13 @@ def generate(position, layout="dense", legal=False):
                 addr = node.dir_addr
     result.steps = steps
     return result
+
+
+def leaf_count(position, move, layout="dense"):
+    """The leaves below a pseudo-legal ``move`` of ``position`` one ply on: the legal moves of
+    the position it leads to, or 0 if the move leaves its own king attacked (the rule the
+    hardware's :class:`~hwmovegen.rtl.leafcount.LeafCounter` follows, reached here by the
+    model's own method: make the move, walk the tables, test the king)."""
+    if not king_safe_after(position, move):
+        return 0
+    return len(generate(position.make(move), layout, legal=True).moves)
