@@ -9,7 +9,7 @@ attacked), one position a cycle.
 
 The stages, each registered:
 
-1. **make**: the move applied to the parent, in a frame where the side that moved is black:
+1. **make**, in two halves: the move applied to the parent, in a frame where the side that moved is black:
    a parent with white to move is flipped top to bottom with the colours swapped, so that
    everything after this stage counts white's moves only (pawns go up, castling is on the
    first rank, en passant is taken on the sixth);
@@ -94,7 +94,7 @@ class Child(data.Struct):
 
 
 POPCOUNT_STAGES = 3
-LATENCY = 1 + 4 + POPCOUNT_STAGES     # the input register, the four stages, the popcount's registers
+LATENCY = 1 + 5 + POPCOUNT_STAGES     # the input register, the stages (make in two), the popcount's
 EP_SIDES = ((-1, 1), (1, 7))          # en passant from the file to the left (capturing NE), to the right (NW)
 
 
@@ -143,34 +143,44 @@ class LeafCounter(wiring.Component):
 
     # ---- stage 1: make, in the frame where black moved and white is to move
     def _make(self, m, planes, state, move, null):
-        # white moved (or, null, is to move): mirror the board and swap the colours
-        flip = state.white_to_move ^ null
-        t = [wire(m, Mux(flip, flip_ranks(planes[k]), planes[k]), f"make_type{k}") for k in range(3)]
+        # in two halves: the board turned into the frame and the move's squares decoded, then
+        # the squares changed and the pieces sorted
+        f = _Stage(m, "frame")
+        flip = state.white_to_move ^ null       # white moved (or, null, is to move): mirror, swap colours
+        for k in range(3):
+            f.reg(f"type{k}", Mux(flip, flip_ranks(planes[k]), planes[k]))
         occupied = planes[0] | planes[1] | planes[2]
-        mover = wire(m, Mux(flip, flip_ranks(occupied & ~planes[3]), planes[3]), "make_mover")
-        castling = Mux(flip, Cat(state.castling[2:4], state.castling[0:2]), state.castling)
+        f.reg("mover", Mux(flip, flip_ranks(occupied & ~planes[3]), planes[3]))
         frm = wire(m, move.frm ^ Mux(flip, 56, 0), "make_from")
         to = wire(m, move.to ^ Mux(flip, 56, 0), "make_to")
-
         f_one = wire(m, Mux(null, 0, Const(1, 64) << frm), "make_from_one")
         t_one = wire(m, Mux(null, 0, Const(1, 64) << to), "make_to_one")
-        moved = Cat(*[(t[k] & f_one).any() for k in range(3)])
-        placed = wire(m, Mux(move.promotion != 0, move.promotion, moved), "make_placed")
+        f.reg("to_one", t_one)
+        # the piece that moves, read in the board as given (off the mirror's path)
+        from_given = wire(m, Const(1, 64) << move.frm, "make_from_given")
+        moved = Cat(*[(planes[k] & from_given).any() for k in range(3)])
+        f.reg("placed", Mux(move.promotion != 0, move.promotion, moved))
         taken = Mux(move.en_passant & ~null, Const(1, 64) << (to + 8)[:6], 0)     # the white pawn above
         kingside = to[2]
         castle = move.castle & ~null
+        f.reg("castle", castle)
         rook_from = Mux(castle, Mux(kingside, 1 << 63, 1 << 56), 0)
-        rook_to = wire(m, Mux(castle, Mux(kingside, 1 << 61, 1 << 59), 0), "make_rook_to")
-        cleared = wire(m, ~(f_one | t_one | taken | rook_from), "make_cleared")
-        t0, t1, t2 = (wire(m, (t[k] & cleared) | Mux(placed[k], t_one, 0) | (rook_to if k == 2 else 0),
-                           f"make_child_type{k}") for k in range(3))
-        black = (mover & cleared) | t_one | rook_to
-        occupied = wire(m, t0 | t1 | t2, "make_occupied")
-        white = wire(m, occupied & ~black, "make_white")
-        black = wire(m, occupied & black, "make_black")
-
+        f.reg("cleared", ~(f_one | t_one | taken | rook_from))
+        f.reg("rook_to", Mux(castle, Mux(kingside, 1 << 61, 1 << 59), 0))
+        f.reg("kingside", kingside)       # (every value above is this cycle's, the registers the next's)
+        castling = Mux(flip, Cat(state.castling[2:4], state.castling[0:2]), state.castling)
         kept, width = _table([rights_kept(s) for s in range(64)])
-        rights = castling & Mux(null, 0b1111, kept.word_select(frm, width)[:4] & kept.word_select(to, width)[:4])
+        f.reg("rights", (castling & Mux(null, 0b1111, kept.word_select(frm, width)[:4]
+                                         & kept.word_select(to, width)[:4]))[0:2])
+        f.reg("ep_valid", Mux(null, state.ep_valid, move.double))
+        f.reg("ep_file", Mux(null, state.ep_square[0:3], to[0:3]))
+
+        cleared, t_one, rook_to = f["cleared"], f["to_one"], f["rook_to"]
+        t0, t1, t2 = (wire(m, (f[f"type{k}"] & cleared) | Mux(f["placed"][k], t_one, 0)
+                           | (rook_to if k == 2 else 0), f"make_child_type{k}") for k in range(3))
+        occupied = wire(m, t0 | t1 | t2, "make_occupied")
+        black = wire(m, occupied & ((f["mover"] & cleared) | t_one | rook_to), "make_black")
+        white = wire(m, occupied & ~black, "make_white")
         kinds = {
             "pawns": t0 & ~t1 & ~t2, "knights": ~t0 & t1 & ~t2, "diagonal": t0 & (t1 ^ t2),
             "straight": t2 & ~t1, "king": ~t0 & t1 & t2,
@@ -178,15 +188,15 @@ class LeafCounter(wiring.Component):
         # the fields of the child register (no comb struct in between: a wire both read and
         # written by one merged cell, even on different bits, is a feedback arc to CXXRTL)
         their_king = wire(m, kinds["king"] & black, "make_their_king")
-        path = Mux(kingside, square_mask([60, 61]), square_mask([60, 59]))
+        path = Mux(f["kingside"], square_mask([60, 61]), square_mask([60, 59]))
         return {
             **{f"us_{name}": bits & white for name, bits in kinds.items()},
             **{f"them_{name}": bits & black for name, bits in kinds.items() if name != "king"},
             "them_king": their_king,
-            "castling": rights[0:2],
-            "ep_valid": Mux(null, state.ep_valid, move.double),
-            "ep_file": Mux(null, state.ep_square[0:3], to[0:3]),
-            "exposed": their_king | Mux(castle, path, 0),
+            "castling": f["rights"],
+            "ep_valid": f["ep_valid"],
+            "ep_file": f["ep_file"],
+            "exposed": their_king | Mux(f["castle"], path, 0),
         }
 
     @staticmethod

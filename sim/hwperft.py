@@ -44,9 +44,9 @@ class PysimPerft:
     testbenches (``watchers``, ``async def watcher(ctx)``) that observe the walk."""
     name = "pysim"
 
-    def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH):
+    def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH, count_leaves=True):
         from ..rtl.perft import PerftArray
-        self.dut = PerftArray(layout, core, engines=engines, max_depth=max_depth)
+        self.dut = PerftArray(layout, core, engines=engines, max_depth=max_depth, count_leaves=count_leaves)
 
     def run(self, board, depth, progress=None, watchers=()):
         """The PerftCounters (a dict) of a walk of ``depth`` plies below ``board``."""
