@@ -240,7 +240,7 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
     tool_environment()         # a missing tool is reported before anything is built
     if perft_engines:
         from ..rtl.perft import PerftArray
-        legal, design = True, PerftArray(layout, core, engines=perft_engines)
+        legal, design = True, PerftArray(layout, core, engines=perft_engines, count_leaves=target.leaf_counter)
     else:
         design = MoveGenerator(layout, core, legal=legal)
     start = time.perf_counter()
@@ -322,7 +322,7 @@ def _stream_rate(layout, core, legal):
 RATE_PERFT = ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4)
 
 
-def _perft_rate(layout, core, engines):
+def _perft_rate(layout, core, engines, count_leaves):
     """The array's perft nodes/cycle (start position, depth 4), from the compiled model."""
     import chess
     from ..sim.hwperft import HardwarePerft
@@ -330,7 +330,8 @@ def _perft_rate(layout, core, engines):
     if not cxx_compiler():
         return None
     fen, depth = RATE_PERFT
-    run = HardwarePerft("cxxrtl", layout, core, engines=engines).perft(chess.Board(fen), depth)
+    run = HardwarePerft("cxxrtl", layout, core, engines=engines, count_leaves=count_leaves).perft(
+        chess.Board(fen), depth)
     return run.nodes / run.cycles
 
 
@@ -348,7 +349,7 @@ def rated_synth(target_name, layout="dense", core="walker", build_dir=None, seed
                       "seed": seed, "does_not_fit": str(error)})
         raise
     if perft_engines:
-        rate = _perft_rate(layout, core, perft_engines)
+        rate = _perft_rate(layout, core, perft_engines, get_target(target_name).leaf_counter)
         report["nodes_per_cycle"] = rate and round(rate, 4)
         report["mnodes_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
         _save_report(report)

@@ -339,14 +339,17 @@ class PerftArray(wiring.Component):
             m.submodules[f"engine{index}"] = engine
         wiring.connect(m, wiring.flipped(self.load), *[engine.load for engine in engines])
 
-        # the dispatcher: the next task's number, to the lowest-numbered engine asking
-        next_task = Signal(task_bits(self.split_ply))
-        granted = Signal(1)
-        for engine in engines:
-            m.d.comb += [engine.task.index.eq(next_task), engine.task.grant.eq(engine.task.request & ~granted)]
-            granted = granted | engine.task.request
-        with m.If(granted):
-            m.d.sync += next_task.eq(next_task + 1)
+        # the dispatcher, from registers: the lowest-numbered engine asking gets the next task's
+        # number a cycle later (the engine granted in a cycle is still asking in it: left out)
+        next_task, number = Signal(task_bits(self.split_ply)), Signal(task_bits(self.split_ply))
+        grant = Signal(len(engines))
+        asking = Signal(len(engines))
+        m.d.comb += asking.eq(Cat(engine.task.request for engine in engines) & ~grant)
+        m.d.sync += grant.eq(asking & (~asking + 1)[:len(engines)])
+        with m.If(asking.any()):
+            m.d.sync += [number.eq(next_task), next_task.eq(next_task + 1)]
+        for index, engine in enumerate(engines):
+            m.d.comb += [engine.task.grant.eq(grant[index]), engine.task.index.eq(number)]
 
         idle = Signal(1)
         m.d.comb += self.busy.eq(~idle)
@@ -362,8 +365,14 @@ class PerftArray(wiring.Component):
         summing = Signal(range(len(engines)))
         counters = Signal(PerftCounters)
         m.d.comb += self.counters.eq(counters)
+        # the engines start a cycle after the array, from a register: each engine's start fans out
+        # to its whole walk, and in a large array the engines lie far apart
+        go, depth = Signal(1), Signal.like(self.depth)
+        m.d.sync += go.eq(self.start & idle)
+        with m.If(self.start & idle):
+            m.d.sync += depth.eq(self.depth)
         for index, engine in enumerate(engines):
-            m.d.comb += [engine.depth.eq(self.depth), engine.start.eq(self.start & idle)]
+            m.d.comb += [engine.depth.eq(depth), engine.start.eq(go)]
             with m.If(engine.done):
                 m.d.sync += finished[index].eq(1)
         addend = Array(engine.counters for engine in engines)[summing]
@@ -375,7 +384,7 @@ class PerftArray(wiring.Component):
                                  counters.eq(0), counters.cycles.eq(1)]
                     m.next = "WALK"
             with m.State("WALK"):
-                with m.If(finished.all()):
+                with m.If(finished.all() & ~go):
                     m.next = "SUM"
             with m.State("SUM"):            # one engine's counters a cycle
                 for name in ("nodes", "generate_cycles", "apply_cycles", "interior", "leaf_parents",

@@ -173,14 +173,16 @@ def build_model(layout="dense", core="walker", log=None, legal=False):
                     f"the {core} core{' with the legality stage' if legal else ''}, {layout} layout", log)
 
 
-def build_perft_model(layout="dense", core="walker", engines=1, max_depth=8, log=None):
+def build_perft_model(layout="dense", core="walker", engines=1, max_depth=8, log=None, count_leaves=True):
     """Path of the compiled shared library of a :class:`~hwmovegen.rtl.perft.PerftArray`."""
     from ..rtl.perft import PerftArray
-    return _compile(f"perft{engines}x{max_depth}-{core}-{layout}", "perft_driver.cc",
-                    lambda: _rtlil(PerftArray(layout, core, engines=engines, max_depth=max_depth),
+    kind = "" if count_leaves else "-streamed"
+    return _compile(f"perft{engines}x{max_depth}{kind}-{core}-{layout}", "perft_driver.cc",
+                    lambda: _rtlil(PerftArray(layout, core, engines=engines, max_depth=max_depth,
+                                              count_leaves=count_leaves),
                                   copies=[f"engine{index}" for index in range(engines)] if engines > 1 else ()),
                     f"the perft array ({engines} engine{'s' if engines > 1 else ''}, {core} core, "
-                    f"{layout} layout)", log)
+                    f"{layout} layout{'' if count_leaves else ', the last ply streamed'})", log)
 
 
 def build_leafcount_model(log=None):
@@ -388,15 +390,16 @@ class CxxrtlPerft:
     name = "cxxrtl"
     SLICE = 2_000_000           # cycles per call into C++, between progress updates
 
-    def __init__(self, layout="dense", core="walker", engines=1, max_depth=8, log=None):
+    def __init__(self, layout="dense", core="walker", engines=1, max_depth=8, log=None, count_leaves=True):
         self.layout, self.core, self.engines, self.max_depth = layout, core, engines, max_depth
+        self.count_leaves = count_leaves
         self.log = log
         self._lib = self._handle = None
 
     def prepare(self):
         if self._handle is None:
             lib = ctypes.CDLL(str(build_perft_model(self.layout, self.core, self.engines, self.max_depth,
-                                                    log=self.log)))
+                                                    log=self.log, count_leaves=self.count_leaves)))
             lib.hwmg_create.restype = ctypes.c_void_p
             lib.hwmg_create.argtypes = [ctypes.c_uint64]
             lib.hwmg_destroy.argtypes = [ctypes.c_void_p]

@@ -82,9 +82,10 @@ def _counter_names():
 class _CxxrtlPerft:
     name = "cxxrtl"
 
-    def __init__(self, layout, core, engines, max_depth, log):
+    def __init__(self, layout, core, engines, max_depth, log, count_leaves):
         from .cxxrtl import CxxrtlPerft
-        self.array = CxxrtlPerft(layout, core, engines=engines, max_depth=max_depth, log=log)
+        self.array = CxxrtlPerft(layout, core, engines=engines, max_depth=max_depth, log=log,
+                                 count_leaves=count_leaves)
 
     def prepare(self):
         self.array.prepare()
@@ -94,13 +95,16 @@ class _CxxrtlPerft:
 
 
 class HardwarePerft:
-    """A PerftArray of ``engines`` engines on a simulation ``backend`` (cxxrtl or pysim)."""
+    """A PerftArray of ``engines`` engines on a simulation ``backend`` (cxxrtl or pysim);
+    ``count_leaves``: the engines count the last ply with the leaf counter (without it, the
+    UP5K's engine, they stream it)."""
 
-    def __init__(self, backend="cxxrtl", layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH, log=None):
+    def __init__(self, backend="cxxrtl", layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH, log=None,
+                 count_leaves=True):
         if backend == "cxxrtl":
-            self._sim = _CxxrtlPerft(layout, core, engines, max_depth, log)
+            self._sim = _CxxrtlPerft(layout, core, engines, max_depth, log, count_leaves)
         elif backend == "pysim":
-            self._sim = PysimPerft(layout, core, engines, max_depth)
+            self._sim = PysimPerft(layout, core, engines, max_depth, count_leaves)
         else:
             raise KeyError(f"perft in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
         self.name, self.layout, self.core, self.engines, self.max_depth = backend, layout, core, engines, max_depth

@@ -92,10 +92,11 @@ def test_perft_in_hardware(capsys):
     assert code == 0 and result["nodes"] == 97862 and result["in_hardware"] and result["engines"] == 3
     assert result["cycles"] == result["counters"]["cycles"] > 0 and err == ""
     assert result["projected_nodes_per_s"] == round(97862 * 50e6 / result["cycles"])
-    code, out, err = run(capsys, "perft", "--in-hardware", "--fen", KIWIPETE, "--depth", "2", "--divide")
+    code, out, err = run(capsys, "perft", "--in-hardware", "--fen", KIWIPETE, "--depth", "2", "--divide",
+                         "--engines", "3")
     lines = out.strip().splitlines()
     assert code == 0 and lines[-1] == "Nodes searched: 2039" and len(lines) == 48 + 2
-    assert "cycles on 1 engine" in err
+    assert "cycles on 3 engines" in err
 
 
 def test_json_names_the_backend_that_ran(capsys, monkeypatch):
