@@ -4,6 +4,7 @@ import sys
 from importlib import metadata
 
 from ..sim.model import PositionError
+from ..sim.toolchain import UnusablePath, cache_dir
 from . import formal, fpga, generate, report, tables, verify
 from .common import CliError, FlowError, Parser
 
@@ -33,8 +34,9 @@ def main(argv=None):
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
+        cache_dir()         # a cache folder that cannot be written is refused before any work
         return args.run(args)
-    except (CliError, PositionError) as error:
+    except (CliError, PositionError, UnusablePath) as error:
         print(f"hwmovegen: error: {error}", file=sys.stderr)
         return 2
     except FlowError as error:
