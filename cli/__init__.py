@@ -4,12 +4,12 @@ import sys
 from importlib import metadata
 
 from ..sim.model import PositionError
-from . import formal, fpga, generate, report, tables, verify
+from . import export, formal, fpga, generate, report, tables, verify
 from .common import CliError, FlowError, Parser
 
 __all__ = ["main", "build_parser"]
 
-FAMILIES = (tables, generate, verify, formal, fpga, report)
+FAMILIES = (tables, generate, verify, formal, fpga, export, report)
 
 
 def build_parser():
