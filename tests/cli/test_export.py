@@ -45,3 +45,14 @@ def test_bad_options_are_one_line_and_exit_2(capsys, tmp_path, argv, message):
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and message in err and err.startswith("hwmovegen: error: "), err
     assert not (tmp_path / "ip").exists()
+
+
+def test_the_readme_shows_the_table_and_template_export_writes(tmp_path):
+    from pathlib import Path
+    from hwmovegen.boards.export import export
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    export(tmp_path, core="fast", legal=True)
+    rows = (tmp_path / "movegen.ports.md").read_text().split("\n| port |", 1)[1]
+    assert "| port |" + rows.rstrip("\n") in readme
+    template = (tmp_path / "movegen_inst.vh").read_text()
+    assert f"```verilog\n{template}```\n" in readme
