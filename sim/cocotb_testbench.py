@@ -3,15 +3,19 @@ the cocotb twin of :mod:`.testbench`: the same cycles, through the netlist's pla
 
 Use them from a cocotb test (``examples/cocotb/test_movegen.py`` is one)::
 
+    import cocotb
     from cocotb.clock import Clock
     from hwmovegen.sim import cocotb_testbench as tb
+    from hwmovegen.sim.model import Position, generate
+
+    KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
     @cocotb.test()
     async def kiwipete(dut):
         cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
         await tb.reset(dut)
-        result = await tb.generate(dut, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-        assert result.moves == generate(Position.from_fen(...)).moves
+        result = await tb.generate(dut, KIWIPETE, ready=tb.random_ready(seed=1, probability=0.5))
+        assert result.moves == generate(Position.from_fen(KIWIPETE)).moves
 
 ``load`` writes the position image (:func:`~hwmovegen.rtl.types.position_image`, made by
 :mod:`.wire`) through the load port: a cycle that clears the board and writes the state,
@@ -20,6 +24,8 @@ then a cycle per rank that holds a piece, as the CXXRTL driver and the pysim tes
 ``moves__ready`` from an optional pattern; it samples the outputs where the design's
 counters count (after the inputs settle, before the clock edge), so a recorded ``trace``
 holds the same :class:`~hwmovegen.rtl.types.CycleSample` dicts as the other simulators'.
+Results are :class:`~hwmovegen.sim.model.Generation` objects, as theirs are; a ``moves``
+counter that disagrees with the stream raises, as in the CXXRTL backend.
 """
 
 from cocotb.triggers import ReadOnly, RisingEdge
@@ -101,6 +107,9 @@ async def run(dut, ready=None, max_cycles=100_000, trace=None, all_moves=False):
                 moves.append(move_from_word(payload.value.to_unsigned()))
             if sample["done"]:
                 counters = counters_from_word(dut.counters.value.to_unsigned())
+                if counters["moves"] != len(moves):
+                    raise RuntimeError(f"hardware move counter ({counters['moves']}) disagrees with the "
+                                       f"stream ({len(moves)} moves by its done)")
                 await RisingEdge(clk)
                 taking_port.value = 0
                 return Generation(moves=moves, steps=counters["steps"], promotion_nodes=counters["promotion_nodes"],

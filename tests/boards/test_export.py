@@ -96,7 +96,7 @@ def test_every_port_of_every_generator_has_a_meaning():
 
 
 def test_rtlil(tmp_path):
-    description = export(tmp_path, core="fast", legal=True, fmt="rtlil", name="legal_movegen")
+    description = export(tmp_path, core="walker", legal=True, fmt="rtlil", name="legal_movegen")
     text = (tmp_path / "legal_movegen.il").read_text()
     assert description["netlist"] == "legal_movegen.il" and "module \\legal_movegen\n" in text
     top = text[text.index("module \\legal_movegen\n"):]

