@@ -141,7 +141,10 @@ def export(out, core="walker", layout="dense", legal=False, perft_engines=0, nam
         raise BadRequest(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     name = name or ("perft_array" if perft_engines else "movegen")
     check_name(name)
-    check_out_dir(out)
+    out = Path(out)
+    paths = [out / f"{name}{FORMATS[fmt]}", out / f"{name}.ports.md", out / f"{name}.ports.json",
+             out / f"{name}_inst.vh"]
+    check_out_dir(out, files=[path.name for path in paths])
     component, what, notes = design(core, layout, legal, perft_engines)
     ports = describe(component, notes)
     if fmt == "verilog":
@@ -155,14 +158,10 @@ def export(out, core="walker", layout="dense", legal=False, perft_engines=0, nam
     else:
         from amaranth.back import rtlil
         text = rtlil.convert(component, name=name, emit_src=False)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    netlist = out / f"{name}{FORMATS[fmt]}"
-    description = port_json(name, what, ports, netlist.name)
-    files = {netlist: text,
-             out / f"{name}.ports.md": port_table(name, what, ports),
-             out / f"{name}.ports.json": json.dumps(description, indent=2) + "\n",
-             out / f"{name}_inst.vh": instance_template(name, what, ports)}
+    out.mkdir(exist_ok=True)
+    description = port_json(name, what, ports, paths[0].name)
+    files = dict(zip(paths, [text, port_table(name, what, ports), json.dumps(description, indent=2) + "\n",
+                             instance_template(name, what, ports)]))
     for path, content in files.items():
         path.write_text(content)
     description["files"] = [str(path) for path in files]

@@ -6,7 +6,8 @@ from pathlib import Path
 from ..boards.export import FORMATS, export, title
 from ..boards.synth import BadRequest
 from ..sim.toolchain import ToolMissing
-from .common import CliError, add_core, add_json, add_layout, positive_int, print_rows
+from .common import CliError, add_core, add_json, add_layout, print_rows
+from .validate import MAX_ENGINES, add_force, check_engines, output_dir, whole
 
 __all__ = ["register", "run"]
 
@@ -21,17 +22,20 @@ def register(subparsers):
     add_core(p)
     add_layout(p)
     p.add_argument("--legal", action="store_true", help="the legal generator: the core behind the legality stage")
-    p.add_argument("--perft-engines", type=positive_int, metavar="N",
+    p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="a perft array of N engines (each with the legality stage) instead of the generator")
     p.add_argument("--name", metavar="TOP", help="the top module's name (default: movegen, perft_array "
                                                  "with --perft-engines)")
-    p.add_argument("--out", required=True, metavar="DIR", help="the folder to write into (made if missing)")
+    p.add_argument("--out", required=True, type=output_dir, metavar="DIR",
+                   help="the folder to write into (made if missing, in an existing folder)")
     p.add_argument("--format", choices=list(FORMATS), default="verilog",
                    help="verilog (default) or rtlil (Yosys's own format)")
+    add_force(p)
     add_json(p)
 
 
 def run(args):
+    check_engines(args.perft_engines, args.force, "--perft-engines", "export")
     try:
         description = export(args.out, core=args.core, layout=args.layout, legal=args.legal,
                              perft_engines=args.perft_engines or 0, name=args.name, fmt=args.format)

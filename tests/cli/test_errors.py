@@ -24,14 +24,16 @@ def run(capsys, *argv):
 @pytest.fixture
 def places(tmp_path, monkeypatch):
     """An empty working folder (made the current one) and, beside it, a file, a folder, a report
-    folder whose index.html is a folder and a build folder whose bitstream is a folder. The cache
-    is a folder of this test's own (a refused synth keeps its verdict there)."""
+    folder whose index.html is a folder, a build folder whose bitstream is a folder and an export
+    folder whose netlist is a folder. The cache is a folder of this test's own (a refused synth
+    keeps its verdict there)."""
     root = tmp_path / "places"
     (root / "cwd").mkdir(parents=True)
     (root / "file").write_text("")
     (root / "folder").mkdir()
     (root / "page" / "index.html").mkdir(parents=True)
     (root / "bits" / "hwmovegen-icebreaker.bin").mkdir(parents=True)
+    (root / "ip" / "movegen.v").mkdir(parents=True)
     monkeypatch.chdir(root / "cwd")
     monkeypatch.setenv("HWMOVEGEN_CACHE", str(tmp_path / "cache"))
     return root
@@ -44,7 +46,7 @@ def _tree(root):
 def refused(capsys, places, argv, message):
     """Run ``argv`` ({file}, {folder}... name the places); it must be refused in one line with
     exit code 2, print nothing on stdout and leave every folder as it was."""
-    argv = [arg.format(**{name: places / name for name in ("file", "folder", "page", "bits")}) for arg in argv]
+    argv = [arg.format(**{name: places / name for name in ("file", "folder", "page", "bits", "ip")}) for arg in argv]
     before = _tree(places)
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "", (code, out, err)
@@ -97,6 +99,9 @@ IMPOSSIBLE = [
     (["build", "--board", "icebreaker", "--out", "{bits}"], "hwmovegen-icebreaker.bin is a folder"),
     (["build", "--board", "icebreaker", "--out", NOT_WRITABLE], "not writable"),
     (["build", "--board", "icebreaker", "--out", "{folder}/missing/deeper"], "does not exist"),
+    (["export", "--out", "{ip}"], "movegen.v is a folder"),
+    (["export", "--out", NOT_WRITABLE], "not writable"),
+    (["export", "--out", "{folder}/missing/deeper"], "does not exist"),
     # serial ports that are not
     (["board", "--port", "{file}"], "not a serial port"),
     (["board", "--port", "{folder}"], "not a serial port"),
@@ -151,6 +156,7 @@ IMPOSSIBLE = [
     (["build", "--board", "icebreaker", "--baud", "0"], "at least 1"),
     (["build", "--board", "icebreaker", "--baud", "20000000"], "too fast"),
     (["build", "--board", "icebreaker", "--perft-engines", "1000"], f"at most {MAX_ENGINES}"),
+    (["export", "--out", "ip", "--perft-engines", "1000"], f"at most {MAX_ENGINES}"),
     (["board", "--sim", "--timeout", "0"], "must be positive"),
     (["board", "--sim", "--timeout", "-2"], "must be positive"),
     (["board", "--sim", "--timeout", "inf"], "finite"),
@@ -170,6 +176,7 @@ IMPOSSIBLE = [
     (["bench", "perft", "--engines", str(LARGEST_ARRAY + 1)], "no target holds"),
     (["synth", "--target", "ecp5-85f", "--perft-engines", str(LARGEST_ARRAY + 1)], "no target holds"),
     (["build", "--board", "ulx3s-85f", "--perft-engines", str(LARGEST_ARRAY + 1)], "no target holds"),
+    (["export", "--out", "ip", "--perft-engines", str(LARGEST_ARRAY + 1)], "no target holds"),
     (["board", "--sim", "--perft", "2", "--perft-engines", str(LARGEST_ARRAY + 1)], "no target holds"),
     (["frobnicate"], "invalid choice"),
 ])
