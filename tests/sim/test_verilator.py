@@ -17,7 +17,7 @@ from hwmovegen.sim import verilator
 from hwmovegen.sim.compare import check
 from hwmovegen.sim.cxxrtl import CxxrtlBackend
 from hwmovegen.sim.epd import cpw_records
-from hwmovegen.sim.model import Generation, Position, generate
+from hwmovegen.sim.model import Generation, Position, echo_fen, generate
 from hwmovegen.sim.positions import random_boards
 from hwmovegen.sim.wire import move_from_word
 
@@ -93,11 +93,11 @@ def test_verilog_equals_the_amaranth_design_cycle_for_cycle(netlist, tmp_path):
             generation, samples = compiled.trace(board)
             ready = [sample["moves_ready"] for sample in samples] if probability < 1 else None
             cases.append((board, ready, generation, samples))
-    results = replay(netlist, tmp_path, [(board.fen(), ready) for board, ready, _, _ in cases])
+    results = replay(netlist, tmp_path, [(echo_fen(board), ready) for board, ready, _, _ in cases])
     stalls = 0
     for (board, ready, generation, samples), (verilog, verilog_samples) in zip(cases, results, strict=True):
-        assert verilog_samples == samples, board.fen()
-        assert verilog == generation, board.fen()       # moves with their flags, every counter
+        assert verilog_samples == samples, echo_fen(board)
+        assert verilog == generation, echo_fen(board)       # moves with their flags, every counter
         model = generate(Position.from_board(board), legal=netlist.legal)
         problem = check(board, verilog, model, "fast", netlist.legal)
         assert problem is None, problem.report()
