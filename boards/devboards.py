@@ -102,7 +102,8 @@ def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115
     platform = board.platform()
     check_baud(platform.default_clk_frequency, baud)
     check_fits(target, layout, core)
-    check_out_dir(out_dir)
+    bitstream = f"hwmovegen-{board.name}{board.bitstream_suffix}"
+    check_out_dir(out_dir, files=[bitstream])
     tool_environment()         # a missing tool is reported before anything is built
     out_dir = Path(out_dir)
     build_dir = out_dir / "build"
@@ -115,7 +116,7 @@ def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115
             (f" and {perft_engines} perft engine{'s' if perft_engines > 1 else ''}" if perft_engines else "")
         raise DoesNotFit(f"the {core} core with the host link{stage} does not fit the {target.device} of the "
                          f"{board.name}: {error}, the device has {target.logic_capacity}") from None
-    bitstream = out_dir / f"hwmovegen-{board.name}{board.bitstream_suffix}"
+    bitstream = out_dir / bitstream
     shutil.copyfile(build_dir / f"top{board.bitstream_suffix}", bitstream)
     util = parsed["utilization"]
     return {

@@ -29,7 +29,7 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import io, wiring
 
 from ..rtl import MoveGenerator, generator_roms
-from ..sim.toolchain import cache_dir, tool
+from ..sim.toolchain import UnusablePath, cache_dir, check_output, tool
 from .targets import get_target
 
 __all__ = ["SynthError", "BadRequest", "DoesNotFit", "CoreHarness", "synth", "rated_synth", "saved_report",
@@ -125,17 +125,13 @@ def tool_environment():
     }
 
 
-def check_out_dir(path):
-    """Refuse, before any work, an output folder that is a file or cannot be written."""
-    path = Path(path)
-    for folder in [path, *path.parents]:
-        if folder.exists():
-            if not folder.is_dir():
-                raise BadRequest(f"--out {path}: {folder} is not a folder")
-            if not os.access(folder, os.W_OK | os.X_OK):
-                raise BadRequest(f"--out {path}: {folder} is not writable")
-            return
-    raise BadRequest(f"--out {path}: no existing parent folder")
+def check_out_dir(path, files=()):
+    """Refuse, before any work, an output folder that is a file, cannot be written or has no
+    parent folder yet (or where one of the ``files`` to be written is a folder)."""
+    try:
+        check_output(path, folder=True, files=files)
+    except UnusablePath as error:
+        raise BadRequest(f"--out {path}: {error}") from None
 
 
 def check_fits(target, layout, core):
@@ -168,8 +164,8 @@ def run_flow(platform, top, build_dir, name="top", seed=1):
     try:
         plan = platform.build(top, name=name, build_dir=str(build_dir), do_build=False, **overrides)
         plan.extract(build_dir)
-    except OSError as error:
-        raise SynthError(f"cannot write the build files: {error.strerror}: {error.filename}") from None
+    except OSError as error:       # the output folder's fault, not the flow's
+        raise BadRequest(f"cannot write the build files: {error.strerror}: {error.filename}") from None
     finally:
         for key, value in saved.items():
             if value is None:
@@ -235,6 +231,9 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
     (each with the legality stage) instead of a generator."""
     target = get_target(target_name)
     expected = check_fits(target, layout, core) * max(perft_engines, 1)
+    if expected > target.bram_capacity:     # every engine has its own ROMs
+        raise DoesNotFit(f"{_what(core, legal, perft_engines)} does not fit the {target.name}: its ROMs need "
+                         f"{expected} block RAMs, the device has {target.bram_capacity}")
     if build_dir is not None:
         check_out_dir(build_dir)
     tool_environment()         # a missing tool is reported before anything is built

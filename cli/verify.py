@@ -13,6 +13,7 @@ from ..sim.hwperft import HardwarePerft
 from ..sim.stockfish import find_stockfish
 from .common import (FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_ready, backend, log,
                      positive_int, print_rows, print_table, progress)
+from .validate import MAX_ENGINES, MAX_RANDOM, MAX_REPEAT, add_force, check_engines, check_perft_depth, whole
 
 __all__ = ["register", "run"]
 
@@ -24,9 +25,11 @@ def register(subparsers):
                                           "its legal subset against python-chess. Without positions: the "
                                           "bundled perft suites.")
     p.add_argument("--epd", metavar="FILE", nargs="+", action="extend", help="position files to compare")
-    p.add_argument("--random", type=positive_int, metavar="N", help="add N positions from seeded random games")
+    p.add_argument("--random", type=whole(1, MAX_RANDOM), metavar="N",
+                   help=f"add N positions from seeded random games (at most {MAX_RANDOM:,})")
     p.add_argument("--seed", type=int, default=1, help="seed of --random and of --ready (default 1)")
-    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=1,
+                   help="worker processes (default 1; at most one per processor)")
     add_ready(p)
     add_backend(p, hardware_only=True)
     add_layout(p)
@@ -41,17 +44,18 @@ def register(subparsers):
     p.add_argument("what", nargs="?", choices=("moves", "perft"), default="moves",
                    help="moves (default): the generator's figures; perft: whole trees in the hardware (perft "
                         "arrays) against python-chess and Stockfish")
-    p.add_argument("--engines", type=positive_int, metavar="N",
+    p.add_argument("--engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="perft: the large array (default: the largest with a saved fitting 'synth "
                         "--perft-engines' report for --target, else 8)")
     p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
                    help="perft: whose routed fmax projects nodes/s (default ecp5-85f)")
     p.add_argument("--depth", type=positive_int, default=4, help="perft depth from the start position (default 4)")
-    p.add_argument("--repeat", type=positive_int, default=2000,
+    p.add_argument("--repeat", type=whole(1, MAX_REPEAT), default=2000,
                    help="generations per position for the cycles/s figures (default 2000)")
     add_layout(p)
     add_core(p)
     add_legal(p)
+    add_force(p)
     add_json(p)
     p.set_defaults(backend="cxxrtl")
 
@@ -100,6 +104,8 @@ def _compare(args):
 def _bench(args):
     if args.what == "perft":
         return _bench_perft(args)
+    # the tree runs through cxxrtl, the model and python-chess: the model is the slowest
+    check_perft_depth(args.depth, "model", force=args.force)
     chosen = backend(args)
     if chosen.name != "cxxrtl":
         raise FlowError("bench measures the compiled backend: it needs a C++ compiler (g++)")
@@ -151,6 +157,7 @@ def _largest_array(args):
 
 def _bench_perft(args):
     from ..sim.cxxrtl import BackendUnavailable
+    check_engines(args.engines, args.force)
     large = args.engines or _largest_array(args)
     fmax = {}
     for engines in sorted({1, large}):

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 import chess
 
 from .backends import get_backend
-from .model import Position, cycle_bound, generate, work
+from .model import Position, cycle_bound, echo_fen, generate, work
 from .perft import legal_moves
 
 __all__ = ["Mismatch", "Summary", "check", "compare", "CHUNK"]
@@ -85,7 +85,7 @@ def check(board, hardware, model, core="walker", legal=False):
     the model's and the hardware's legal streams, and python-chess's legal moves)."""
     def mismatch(reason, index=None):
         hw, md = hardware.uci(), model.uci()
-        return Mismatch(board.fen(), reason, index,
+        return Mismatch(echo_fen(board), reason, index,
                         hw[index] if index is not None and index < len(hw) else None,
                         md[index] if index is not None and index < len(md) else None, hw, md)
 
@@ -149,7 +149,7 @@ def compare(boards, backend_name="cxxrtl", layout="dense", core="walker", jobs=1
             progress=None, log=None, legal=False):
     """Compare every board; ``progress(n)`` is called as positions complete."""
     start = time.perf_counter()
-    fens = [board.fen() for board in boards]
+    fens = [echo_fen(board) for board in boards]     # the workers rebuild exactly these positions
     tasks = list(enumerate(fens[i:i + CHUNK] for i in range(0, len(fens), CHUNK)))
     # build once, before any worker needs it; the name is what runs (pysim without a compiler)
     probe = get_backend(backend_name, layout, core, log=log, ready_probability=ready, legal=legal)
