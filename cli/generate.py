@@ -7,7 +7,7 @@ import time
 import chess
 
 from ..boards.synth import saved_report
-from ..boards.targets import TARGETS
+from ..boards.targets import TARGETS, get_target
 from ..sim.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
 from ..sim.perft import divide
@@ -160,7 +160,8 @@ def _perft_in_hardware(args, board):
     check_perft_depth(args.depth, args.backend, in_hardware=True, force=args.force)
     check_engines(args.engines, args.force)
     from ..sim.cxxrtl import BackendUnavailable
-    array = HardwarePerft(args.backend, args.layout, args.core, engines=args.engines, log=log(args))
+    array = HardwarePerft(args.backend, args.layout, args.core, engines=args.engines, log=log(args),
+                          count_leaves=get_target(args.target).leaf_counter)   # the engine --target builds
     try:
         array.check_depth(args.depth)
     except ValueError as error:
@@ -200,6 +201,7 @@ def _perft_in_hardware(args, board):
     print(f"# {run.cycles:,} cycles on {args.engines} engine{'s' if args.engines > 1 else ''} "
           f"({run.nodes / run.cycles:.3f} nodes/cycle, engines busy {100 * run.balance:.1f}%); "
           f"generating {counters['generate_cycles']:,}, make/unmake {counters['apply_cycles']:,} engine cycles"
+          + (f"; {counters['leaf_parents']:,} leaf parents counted" if counters.get('leaf_parents') else "")
           if run.cycles else "# depth 1: the root's moves, no walk", file=sys.stderr)
     print(f"# projected {projected / 1e6:,.1f} M nodes/s at {fmax} MHz ({source})" if projected
           else f"# projected nodes/s: {source}", file=sys.stderr)
