@@ -222,13 +222,9 @@ class _StubArray:
 def test_bench_perft_against_the_cpu_perfts(capsys, monkeypatch, tmp_path):
     """The table and the JSON of bench perft, with stand-ins for the arrays, Stockfish and Gigantua."""
     from hwmovegen.cli import verify
-    from ..sim.test_gigantua import FAKE as FAKE_GIGANTUA
-    from ..sim.test_stockfish import FAKE as FAKE_STOCKFISH
+    from ..sim.test_peers import FAKE_GIGANTUA, FAKE_STOCKFISH, fake_program
     for name, text in (("stockfish", FAKE_STOCKFISH), ("gigantua", FAKE_GIGANTUA)):
-        script = tmp_path / name
-        script.write_text(f"#!{sys.executable}\n" + text)
-        script.chmod(0o755)
-        monkeypatch.setenv(f"HWMOVEGEN_{name.upper()}", str(script))
+        monkeypatch.setenv(f"HWMOVEGEN_{name.upper()}", fake_program(tmp_path, name, text))
     monkeypatch.setattr(verify, "HardwarePerft", _StubArray)
     monkeypatch.setattr(verify, "saved_report", lambda target, core, layout, perft_engines: {"fmax_mhz": 50.0})
     bench = [("start position", chess.STARTING_FEN, 3, 8902)]
@@ -246,7 +242,7 @@ def test_bench_perft_against_the_cpu_perfts(capsys, monkeypatch, tmp_path):
     lines = out.splitlines()
     assert lines[0].split()[-5:] == ["Gigantua", "vs", "Stockfish", "vs", "Gigantua"]
     assert lines[1].startswith("start position") and lines[1].count("x") == 2
-    assert any(line.startswith("Gigantua: Gigantua its perft") for line in lines)
+    assert any(line.startswith("Gigantua: its perft") for line in lines)
     monkeypatch.setenv("HWMOVEGEN_GIGANTUA", str(tmp_path / "missing"))
     code, out, _ = run(capsys, "bench", "perft", "--core", "fast", "--engines", "2")
     assert "Gigantua: no gigantua binary on PATH (or $HWMOVEGEN_GIGANTUA): not measured" in out
