@@ -13,8 +13,8 @@ payload. Multi-byte numbers are little-endian. Payload layouts come from
   ``[PROTOCOL_VERSION, layout id, core id, features, perft engines]``; feature bit 0
   (``FEATURE_LEGALITY``): the bitstream has the legality stage; perft engines: the
   size of its perft array (0: none).
-* ``GENERATE`` (0x02): the position image (``types.position_image``: 32 bytes of
-  piece codes, then the ``BoardState`` bits), then the ``GenerateFlags`` byte
+* ``GENERATE`` (0x02): the position image (``types.position_image``: the four
+  bitplanes of the piece codes, 8 bytes each, then the ``BoardState`` bits), then the ``GenerateFlags`` byte
   (bit 0 ``legal``: the legal moves, else the pseudo-legal ones). Answered by one
   ``MOVE`` (0x82) frame per generated move, in emission order (the ``Move``
   bits), then ``DONE`` (0x83) with the ``Counters`` bits.

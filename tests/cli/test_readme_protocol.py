@@ -1,0 +1,64 @@
+"""The README's host-link table against rtl/protocol.py and rtl/types.py: every frame, its type
+code, direction and payload length, the position image as the code lays it out, and every error
+code, so that a host written from the README speaks what the hardware speaks."""
+
+import re
+from pathlib import Path
+
+from amaranth.lib import data
+
+from hwmovegen.rtl.protocol import (DONE_LENGTH, ERROR_MEANINGS, GENERATE_LENGTH, MOVE_LENGTH, PERFT_DONE_LENGTH,
+                                    PERFT_LENGTH, PERFT_MAX_DEPTH, PONG_LENGTH, PROTOCOL_VERSION, ErrorCode,
+                                    FrameType)
+from hwmovegen.rtl.types import PLANE_BYTES, PLANES, POSITION_BYTES, BoardState, Move, byte_length
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+PLANES_WORDS = {4: "four"}
+
+LENGTHS = {FrameType.PING: 0, FrameType.PONG: PONG_LENGTH, FrameType.GENERATE: GENERATE_LENGTH,
+           FrameType.MOVE: MOVE_LENGTH, FrameType.DONE: DONE_LENGTH, FrameType.PERFT: PERFT_LENGTH,
+           FrameType.PERFT_DONE: PERFT_DONE_LENGTH, FrameType.ERROR: 1}
+
+
+def frame_rows():
+    """The README's frame table: {FrameType: (direction, payload text)}."""
+    rows = {}
+    for line in README.read_text().splitlines():
+        match = re.match(r"\| `(\w+)` 0x([0-9A-F]{2}) \| (host to FPGA|FPGA to host) \| (.*) \|$", line)
+        if match:
+            frame = FrameType[match[1]]
+            assert frame == int(match[2], 16), f"{match[1]} is 0x{frame:02X} in rtl/protocol.py"
+            rows[frame] = (match[3], match[4])
+    return rows
+
+
+def test_every_frame_with_its_code_direction_and_length():
+    rows = frame_rows()
+    assert set(rows) == set(FrameType)
+    for frame, (direction, payload) in rows.items():
+        assert direction == ("host to FPGA" if frame < 0x80 else "FPGA to host"), frame.name
+        length = LENGTHS[frame]
+        if length:
+            assert payload.startswith(f"{length} byte"), (frame.name, payload)
+        else:
+            assert payload == "none", (frame.name, payload)
+
+
+def test_the_position_image_as_the_code_lays_it_out():
+    generate = frame_rows()[FrameType.GENERATE][1]
+    assert POSITION_BYTES == PLANES * PLANE_BYTES + byte_length(BoardState)
+    assert f"the {PLANES_WORDS[PLANES]} bitplanes" in generate and f"{PLANE_BYTES} bytes each" in generate
+    assert "two per byte" not in README.read_text()          # the image before the bitplanes
+    assert f"{data.Layout.cast(BoardState).size} `BoardState` bits" in generate
+    move = frame_rows()[FrameType.MOVE][1]
+    assert f"{data.Layout.cast(Move).size} `Move` bits" in move
+    perft = frame_rows()[FrameType.PERFT][1]
+    assert f"depth (1 to {PERFT_MAX_DEPTH})" in perft
+    pong = frame_rows()[FrameType.PONG][1]
+    assert f"protocol version ({PROTOCOL_VERSION})" in pong
+
+
+def test_every_error_code():
+    error = frame_rows()[FrameType.ERROR][1]
+    listed = {int(code) for code in re.findall(r"(?:^|, )(\d+) [a-z]", error.split(": ", 1)[1])}
+    assert listed == {int(code) for code in ErrorCode} and set(ERROR_MEANINGS) == set(ErrorCode)
