@@ -1,6 +1,7 @@
 """What every command family shares: options declared once, positions, progress, errors."""
 
 import argparse
+import contextlib
 import sys
 
 import chess
@@ -13,7 +14,7 @@ from ..tables import LAYOUTS
 
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
            "add_positions", "add_ready", "positive_int", "probability", "positions", "log", "progress", "print_rows",
-           "print_table", "backend"]
+           "print_table", "backend", "add_cluster", "cluster_session", "cluster_rows"]
 
 
 class CliError(Exception):
@@ -124,6 +125,9 @@ class _Silent:
     def update(self, n=1):
         pass
 
+    def reset(self, total=None):
+        pass
+
     def close(self):
         pass
 
@@ -167,3 +171,43 @@ def print_table(header, rows, align=None):
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     for row in cells:
         print("  ".join(f"{cell:{a}{w}}" for cell, a, w in zip(row, align, widths)).rstrip())
+
+
+def _cluster_spec(text):
+    from ..sim.cluster import parse_spec      # plain Python; Dask itself loads only in a session
+    try:
+        parse_spec(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def add_cluster(parser):
+    parser.add_argument("--cluster", type=_cluster_spec, metavar="ADDRESS|local[:N]",
+                        help="run the work as tasks on a Dask cluster: the scheduler at ADDRESS (host:port), or "
+                             "local:N, a local cluster of N worker processes (local: one per core); needs the "
+                             "cluster extra, pip install 'hwmovegen[cluster]'")
+
+
+@contextlib.contextmanager
+def cluster_session(args):
+    """The Dask session of ``--cluster`` (sim/cluster.py, imported only here); its
+    problems as one line: no Dask or no scheduler exits 2, a task that cannot finish 1."""
+    from ..sim import cluster
+    try:
+        with cluster.Session(args.cluster, log=log(args)) as session:
+            yield session
+    except cluster.ClusterUnreachable as error:
+        raise CliError(str(error)) from None
+    except cluster.ClusterFailed as error:
+        raise FlowError(str(error)) from None
+
+
+def cluster_rows(report, unit="tasks"):
+    """(name, value) rows of a cluster report: where it ran, then each worker's share."""
+    where = f"{report['scheduler']}, {report['workers']} worker{'s' if report['workers'] > 1 else ''}"
+    rows = [("cluster", f"{where}, {report['tasks']} {unit}")]
+    for entry in report["per_worker"]:
+        rows.append((f"  {entry['worker']}", f"{entry['tasks']} {unit}, {entry['cycles']:,} cycles, "
+                                             f"{entry['seconds']:.1f} s"))
+    return rows

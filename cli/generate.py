@@ -11,8 +11,9 @@ from ..boards.targets import TARGETS
 from ..sim.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import parse_fen
 from ..sim.perft import divide, perft
-from .common import (CliError, FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_positions,
-                     backend, log, positive_float, positive_int, positions, progress)
+from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
+                     add_positions, backend, cluster_rows, cluster_session, log, positive_float, positive_int,
+                     positions, progress)
 
 __all__ = ["register", "run"]
 
@@ -55,6 +56,7 @@ def register(subparsers):
                         "last 'hwmovegen synth --perft-engines N' on --target)")
     p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
                    help="with --in-hardware: whose synth report gives fmax (default ecp5-85f)")
+    add_cluster(p)
     add_json(p)
 
 
@@ -104,7 +106,10 @@ def _perft(args):
         raise CliError("--engines and --fmax go with --in-hardware")
     chosen = backend(args)
     start = time.perf_counter()
-    if args.divide:
+    cluster = None
+    if args.cluster:
+        nodes, seconds, counts, cluster = _perft_on_cluster(args, board, chosen)
+    elif args.divide:
         counts = divide(board, args.depth, chosen.generate, args.legal)
         nodes, seconds = sum(n for _, n in counts), time.perf_counter() - start
     else:
@@ -115,6 +120,8 @@ def _perft(args):
                "legal": args.legal, "nodes": nodes, "seconds": round(seconds, 3)}
         if counts is not None:
             out["divide"] = dict(counts)
+        if cluster:
+            out["cluster"] = cluster
         print(json.dumps(out))
         return 0
     if counts is not None:
@@ -123,6 +130,8 @@ def _perft(args):
         print(f"\nNodes searched: {nodes}")
     else:
         print(nodes)
+    if cluster:
+        _print_cluster(cluster)
     return 0
 
 
@@ -152,9 +161,15 @@ def _perft_in_hardware(args, board):
         array.prepare()
     except BackendUnavailable as error:
         raise FlowError(str(error)) from None
-    bar = progress(args, None, unit="cycle")
+    bar = progress(args, None, unit="subtree" if args.cluster else "cycle")
+    cluster = None
     try:
-        if args.divide:
+        if args.cluster:
+            with cluster_session(args) as session:
+                run, cluster = session.hardware_perft(board, args.depth, args.backend, args.layout, args.core,
+                                                      args.engines, divide=args.divide, progress=bar.update,
+                                                      total=bar.reset, log=log(args))
+        elif args.divide:
             root_moves = _hardware_root_moves(args, board)
             run = array.divide(board, args.depth, root_moves, progress=bar.update)
         else:
@@ -171,6 +186,8 @@ def _perft_in_hardware(args, board):
                "projected_nodes_per_s": projected and round(projected)}
         if args.divide:
             out["divide"] = dict(run.divide)
+        if cluster:
+            out["cluster"] = cluster
         print(json.dumps(out))
         return 0
     if args.divide:
@@ -179,6 +196,8 @@ def _perft_in_hardware(args, board):
         print(f"\nNodes searched: {run.nodes}")
     else:
         print(run.nodes)
+    if cluster:
+        _print_cluster(cluster)
     counters = run.counters
     print(f"# {run.cycles:,} cycles on {args.engines} engine{'s' if args.engines > 1 else ''} "
           f"({run.nodes / run.cycles:.3f} nodes/cycle, engines busy {100 * run.balance:.1f}%); "
@@ -187,6 +206,26 @@ def _perft_in_hardware(args, board):
     print(f"# projected {projected / 1e6:,.1f} M nodes/s at {fmax} MHz ({source})" if projected
           else f"# projected nodes/s: {source}", file=sys.stderr)
     return 0
+
+
+def _perft_on_cluster(args, board, chosen):
+    """Host-driven perft with its subtrees counted on the cluster: (nodes, seconds, counts, report)."""
+    bar = progress(args, None, unit="subtree")
+    try:
+        with cluster_session(args) as session:
+            return session.perft(board, args.depth, chosen.name, args.layout, args.core, args.legal,
+                                 divide=args.divide, progress=bar.update, total=bar.reset, log=log(args))
+    finally:
+        bar.close()
+
+
+def _print_cluster(cluster):
+    """The cluster's figures on stderr, beside the count on stdout."""
+    below = {0: "the root", 1: "the root's moves", 2: "the nodes at ply 2"}[cluster["split_ply"]]
+    (_, where), *workers = cluster_rows(cluster, "subtrees")
+    print(f"# cluster {where} (below {below}; cycles summed over their walks)", file=sys.stderr)
+    for name, value in workers:
+        print(f"#   {name.strip()}: {value}", file=sys.stderr)
 
 
 def _hardware_root_moves(args, board):
