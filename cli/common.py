@@ -207,7 +207,7 @@ def cluster_rows(report, unit="tasks"):
     """(name, value) rows of a cluster report: where it ran, then each worker's share."""
     where = f"{report['scheduler']}, {report['workers']} worker{'s' if report['workers'] > 1 else ''}"
     rows = [("cluster", f"{where}, {report['tasks']} {unit}")]
-    for entry in report["per_worker"]:
-        rows.append((f"  {entry['worker']}", f"{entry['tasks']} {unit}, {entry['cycles']:,} cycles, "
-                                             f"{entry['seconds']:.1f} s"))
+    for number, entry in enumerate(report["per_worker"], 1):
+        rows.append((f"  worker {number}", f"{entry['tasks']} {unit}, {entry['cycles']:,} cycles, "
+                                           f"{entry['seconds']:.1f} s busy ({entry['worker']})"))
     return rows

@@ -166,9 +166,8 @@ def _perft_in_hardware(args, board):
     try:
         if args.cluster:
             with cluster_session(args) as session:
-                run, cluster = session.hardware_perft(board, args.depth, args.backend, args.layout, args.core,
-                                                      args.engines, divide=args.divide, progress=bar.update,
-                                                      total=bar.reset, log=log(args))
+                run, cluster = session.hardware_perft(array, board, args.depth, divide=args.divide,
+                                                      progress=bar.update, total=bar.reset, log=log(args))
         elif args.divide:
             root_moves = _hardware_root_moves(args, board)
             run = array.divide(board, args.depth, root_moves, progress=bar.update)

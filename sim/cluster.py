@@ -122,12 +122,15 @@ def _kept_one(kind, key, make):
     return store[key]
 
 
-def _run(function, index, digest, *args):
-    """One task on a worker: (index, result, simulated cycles, worker, seconds)."""
+def _run(function, index, digest, models, *args):
+    """One task on a worker: (index, result, simulated cycles, worker, seconds). ``models``:
+    the client's compiled models, taken from this machine's cache where they are."""
     from distributed import get_worker
+    from .cxxrtl import use_builds
     if digest != source_digest():
         raise WrongSources(f"worker {get_worker().address} runs another hwmovegen (sources {source_digest()}, "
                            f"the client's {digest}): install the same version on every worker")
+    use_builds(models)
     start = time.perf_counter()
     result, cycles = function(*args)
     return index, result, cycles, get_worker().address, time.perf_counter() - start
@@ -232,8 +235,9 @@ class Session:
         from distributed.client import FutureCancelledError
         from distributed.comm.core import CommClosedError
         from distributed.scheduler import KilledWorker
-        digest = source_digest()
-        pending = {self.client.submit(_run, function, index, digest, *args, retries=RETRIES, pure=False): index
+        from .cxxrtl import builds
+        digest, models = source_digest(), builds()
+        pending = {self.client.submit(_run, function, index, digest, models, *args, retries=RETRIES, pure=False): index
                    for index, (function, args) in enumerate(tasks)}
         results, stats = [None] * len(tasks), {}
         try:
@@ -282,26 +286,25 @@ class Session:
         total.seconds = time.perf_counter() - start
         return total, self.report(stats, len(tasks))
 
-    def hardware_perft(self, board, depth, backend="cxxrtl", layout="dense", core="walker", engines=1,
-                       max_depth=None, divide=False, ply=None, progress=None, total=None, log=None):
-        """:meth:`.hwperft.HardwarePerft.perft` (or ``divide``) on the cluster: a PerftRun
-        whose counters are summed over the subtrees' walks, and the cluster report. The
-        subtrees' roots come from the hardware's legality stage, as ``divide``'s do.
-        ``total(n)`` is told the number of tasks, ``progress(1)`` as each completes."""
+    def hardware_perft(self, array, board, depth, divide=False, ply=None, progress=None, total=None, log=None):
+        """``array.perft`` (a :class:`.hwperft.HardwarePerft`; or ``divide``) on the cluster,
+        every worker walking its subtrees on a copy of the array: a PerftRun whose counters
+        are summed over the subtrees' walks, and the cluster report. The subtrees' roots
+        come from the hardware's legality stage, as ``divide``'s do. ``total(n)`` is told the
+        number of tasks, ``progress(1)`` as each completes."""
         from .backends import get_backend
-        from .hwperft import MAX_DEPTH, HardwarePerft, PerftRun
+        from .hwperft import PerftRun
         from ..rtl.types import PERFT_COUNTER_NAMES
         start = time.perf_counter()
-        max_depth = max_depth or MAX_DEPTH
-        array = HardwarePerft(backend, layout, core, engines=engines, max_depth=max_depth, log=log)
         array.check_depth(depth)
-        array.prepare()         # built once here, before the workers load it
+        array.prepare()         # built here, before the workers load it
+        backend, layout, core, engines = array.name, array.layout, array.core, array.engines
         generator = get_backend(backend, layout, core, log=log, legal=True)
 
         def moves_of(node):
             return [move.to_chess() for move in generator.generate(node).moves]
         ply, nodes = self._split(board, depth, divide, ply, moves_of)
-        tasks = [(_hardware_perft_task, (fen, depth - ply, backend, layout, core, engines, max_depth))
+        tasks = [(_hardware_perft_task, (fen, depth - ply, backend, layout, core, engines, array.max_depth))
                  for _, fen in nodes] if depth > ply else []
         if total:
             total(len(tasks))

@@ -64,12 +64,12 @@ def test_hardware_perft_equals_one_process(session):
     generator = get_backend("cxxrtl", legal=True)
     root = [move.to_chess() for move in generator.generate(board).moves]
     alone_divide = array.divide(board, 4, root)
-    run, report = session.hardware_perft(board, 4, ply=2, divide=True)
+    run, report = session.hardware_perft(array, board, 4, ply=2, divide=True)
     assert run.nodes == alone.nodes == 43_238
     assert run.divide == alone_divide.divide
     assert report["split_ply"] == 2 and report["tasks"] == 191
     assert run.counters["interior"] == alone.counters["interior"] - 1 - len(root)     # the plies above, not walked
-    run, report = session.hardware_perft(chess.Board(KIWIPETE), 1)
+    run, report = session.hardware_perft(array, chess.Board(KIWIPETE), 1)
     assert run.nodes == 48 and report["tasks"] == 1 and report["split_ply"] == 0
 
 
@@ -120,7 +120,8 @@ def test_a_killed_worker_is_replaced_and_the_count_stays_exact(session):
             killed.append(busy[0])
             os.kill(pids[busy[0]], signal.SIGKILL)
 
-    run, report = session.hardware_perft(chess.Board(POSITION3), 5, progress=kill_a_busy_worker)
+    run, report = session.hardware_perft(HardwarePerft("cxxrtl"), chess.Board(POSITION3), 5,
+                                         progress=kill_a_busy_worker)
     assert killed and run.nodes == POSITION3_DEPTH5
     assert report["split_ply"] == 2 and sum(w["tasks"] for w in report["per_worker"]) == report["tasks"] == 191
     session.client.wait_for_workers(2, timeout=60)
