@@ -212,8 +212,8 @@ def _perft_on_cluster(args, board, chosen):
     bar = progress(args, None, unit="subtree")
     try:
         with cluster_session(args) as session:
-            return session.perft(board, args.depth, chosen.name, args.layout, args.core, args.legal,
-                                 divide=args.divide, progress=bar.update, total=bar.reset, log=log(args))
+            return session.perft(chosen, board, args.depth, divide=args.divide, progress=bar.update,
+                                 total=bar.reset)
     finally:
         bar.close()
 

@@ -316,14 +316,13 @@ class Session:
         run = PerftRun(counters["nodes"], counters["cycles"], counters, time.perf_counter() - start, engines, counts)
         return run, self.report(stats, len(tasks), split_ply=ply)
 
-    def perft(self, board, depth, backend_name="cxxrtl", layout="dense", core="walker", legal=False,
-              divide=False, ply=None, progress=None, total=None, log=None):
-        """Host-driven perft (:mod:`.perft`) on the cluster: (nodes, seconds, per root move
-        counts or None, cluster report). ``backend_name`` is the one that runs."""
-        from .backends import get_backend
+    def perft(self, chosen, board, depth, divide=False, ply=None, progress=None, total=None):
+        """Host-driven perft (:mod:`.perft`) through the backend ``chosen`` on the cluster, every
+        worker generating on a backend of the same name: (nodes, seconds, per root move counts or
+        None, cluster report). ``total`` and ``progress`` as in :meth:`hardware_perft`."""
         from .perft import node_moves
         start = time.perf_counter()
-        chosen = get_backend(backend_name, layout, core, log=log, legal=legal)
+        layout, core, legal = chosen.layout, chosen.core, chosen.legal
         ply, nodes = self._split(board, depth, divide, ply, lambda node: node_moves(node, chosen.generate, legal))
         tasks = [(_perft_task, (fen, depth - ply, chosen.name, layout, core, legal)) for _, fen in nodes] \
             if depth > ply else []

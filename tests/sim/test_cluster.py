@@ -76,11 +76,14 @@ def test_hardware_perft_equals_one_process(session):
 def test_host_driven_perft_equals_one_process(session):
     board = chess.Board(KIWIPETE)
     chosen = get_backend("cxxrtl")
-    nodes, _, counts, report = session.perft(board, 3, "cxxrtl", divide=True)
+    nodes, _, counts, report = session.perft(chosen, board, 3, divide=True)
     assert counts == divide(board, 3, chosen.generate) and nodes == 97_862
     assert report["tasks"] == 48 and sum(w["cycles"] for w in report["per_worker"]) > 0
-    nodes, _, counts, _ = session.perft(board, 1, "model", divide=True)
-    assert nodes == 48 and counts == divide(board, 1, get_backend("model").generate)
+    model = get_backend("model", legal=True)
+    nodes, _, counts, _ = session.perft(model, board, 1, divide=True)
+    assert nodes == 48 and counts == divide(board, 1, model.generate, legal=True)
+    nodes, _, _, _ = session.perft(model, board, 2)
+    assert nodes == 2039
 
 
 def test_a_failing_task_is_retried_and_the_count_stays_exact(session, tmp_path):
@@ -105,6 +108,12 @@ def test_a_failing_task_is_retried_and_the_count_stays_exact(session, tmp_path):
         raise RuntimeError("injected failure")
     with pytest.raises(RuntimeError, match="injected failure"):
         session.gather([(always_fails, ())])
+
+
+def test_a_worker_with_other_sources_is_refused(session, monkeypatch):
+    monkeypatch.setattr(cluster, "_DIGEST", ["0" * 16])      # the client's sources, as if edited since
+    with pytest.raises(cluster.ClusterFailed, match="runs another hwmovegen"):
+        session.gather([(cluster._perft_task, (chess.STARTING_FEN, 1, "model", "dense", "walker", False))])
 
 
 def test_a_killed_worker_is_replaced_and_the_count_stays_exact(session):
@@ -155,7 +164,7 @@ def test_a_scheduler_by_address_and_its_loss(scheduler):
     address, process = scheduler
     with cluster.Session(address) as remote:
         assert remote.workers == 1
-        nodes, _, _, report = remote.perft(chess.Board(KIWIPETE), 2, "model")
+        nodes, _, _, report = remote.perft(get_backend("model"), chess.Board(KIWIPETE), 2)
         assert nodes == 2039 and report["scheduler"] == address
         done = []
 
@@ -164,4 +173,4 @@ def test_a_scheduler_by_address_and_its_loss(scheduler):
             if len(done) == 2:
                 process.kill()
         with pytest.raises(cluster.ClusterUnreachable, match="lost the Dask scheduler"):
-            remote.perft(chess.Board(KIWIPETE), 3, "model", progress=lose_the_scheduler)
+            remote.perft(get_backend("model"), chess.Board(KIWIPETE), 3, progress=lose_the_scheduler)
