@@ -7,16 +7,19 @@ serial port (pyserial); :class:`SimulatedDevBoard` runs a dev board's complete
 top level (UART included) in Amaranth's simulator and moves bits on its pins.
 """
 
+import errno
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 from ..rtl.protocol import (SYNC, FrameType, ErrorCode, ERROR_MEANINGS, PROTOCOL_VERSION, MOVE_LENGTH,
                             DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, LAYOUT_IDS, CORE_IDS,
                             crc8, frame, generate_payload, perft_payload)
 from ..rtl.types import PerftReply, unpack
+from ..sim.toolchain import ToolMissing
 from ..sim.wire import counters_from_word, move_from_word, position_bytes
 
-__all__ = ["LinkError", "DeviceError", "FrameDecoder", "BoardInfo", "HostClient", "SerialTransport",
+__all__ = ["LinkError", "DeviceError", "NotAPort", "FrameDecoder", "BoardInfo", "HostClient", "SerialTransport",
            "SimulatedDevBoard"]
 
 
@@ -157,17 +160,37 @@ class HostClient:
         return unpack(PerftReply, int.from_bytes(payload, "little"))
 
 
+class NotAPort(ValueError):
+    """The port named is no terminal device (a regular file, a folder, /dev/null): one line."""
+
+
+def _not_a_terminal(error):
+    """Whether opening a port failed because it is no terminal device (pyserial keeps the
+    termios error of a failed configuration as the context of its own)."""
+    while error is not None:
+        code = getattr(error, "errno", None) or next(iter(error.args[:1]), None)
+        if code in (errno.ENOTTY, errno.EISDIR):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
 class SerialTransport:
     """A serial port through pyserial (``pip install 'hwmovegen[serial]'``)."""
 
     def __init__(self, port, baud=115_200):
+        path = Path(port)
+        if path.exists() and not path.is_char_device():
+            raise NotAPort(f"{port} is not a serial port but a {'folder' if path.is_dir() else 'file'}")
         try:
             import serial
         except ImportError:
-            raise LinkError("the board command needs pyserial: pip install 'hwmovegen[serial]'") from None
+            raise ToolMissing("the board command needs pyserial: pip install 'hwmovegen[serial]'") from None
         try:
             self.port = serial.Serial(port, baud, timeout=0)
         except (serial.SerialException, OSError) as error:
+            if _not_a_terminal(error):
+                raise NotAPort(f"{port} is not a serial port (not a terminal device)") from None
             raise LinkError(f"cannot open {port}: {error}") from None
 
     def write(self, data):

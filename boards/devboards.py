@@ -68,17 +68,19 @@ def check_baud(clock_hz, baud):
 class DevBoardTop(Elaboratable):
     """The host-link top on a dev board: its UART (the USB serial bridge), LED 0 lit while busy."""
 
-    def __init__(self, layout="dense", core="walker", baud=115_200, legal=False, perft_engines=0):
+    def __init__(self, layout="dense", core="walker", baud=115_200, legal=False, perft_engines=0, count_leaves=True):
         self.layout = layout
         self.core = core
         self.baud = baud
         self.legal = legal
         self.perft_engines = perft_engines
+        self.count_leaves = count_leaves
 
     def elaborate(self, platform):
         m = Module()
         link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, self.layout, self.core,
-                                     self.legal, perft_engines=self.perft_engines)
+                                     self.legal, perft_engines=self.perft_engines,
+                                     count_leaves=self.count_leaves)
         m.submodules.link = link
         # every subsignal raw (the ULX3S's UART also has RTS/DTR), buffered here
         subsignals = platform.lookup("uart", 0).ios
@@ -100,19 +102,21 @@ def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115
     platform = board.platform()
     check_baud(platform.default_clk_frequency, baud)
     check_fits(target, layout, core)
-    check_out_dir(out_dir)
+    bitstream = f"hwmovegen-{board.name}{board.bitstream_suffix}"
+    check_out_dir(out_dir, files=[bitstream])
     tool_environment()         # a missing tool is reported before anything is built
     out_dir = Path(out_dir)
     build_dir = out_dir / "build"
     start = time.perf_counter()
     try:
-        parsed = run_flow(platform, DevBoardTop(layout, core, baud, legal, perft_engines), build_dir)
+        parsed = run_flow(platform, DevBoardTop(layout, core, baud, legal, perft_engines, target.leaf_counter),
+                          build_dir)
     except DoesNotFit as error:
         stage = (" and the legality stage" if legal else "") + \
             (f" and {perft_engines} perft engine{'s' if perft_engines > 1 else ''}" if perft_engines else "")
         raise DoesNotFit(f"the {core} core with the host link{stage} does not fit the {target.device} of the "
                          f"{board.name}: {error}, the device has {target.logic_capacity}") from None
-    bitstream = out_dir / f"hwmovegen-{board.name}{board.bitstream_suffix}"
+    bitstream = out_dir / bitstream
     shutil.copyfile(build_dir / f"top{board.bitstream_suffix}", bitstream)
     util = parsed["utilization"]
     return {

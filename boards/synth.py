@@ -29,7 +29,7 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import io, wiring
 
 from ..rtl import MoveGenerator, generator_roms
-from ..sim.toolchain import cache_dir, tool
+from ..sim.toolchain import UnusablePath, cache_dir, check_output, tool
 from .targets import get_target
 
 __all__ = ["SynthError", "BadRequest", "DoesNotFit", "CoreHarness", "synth", "rated_synth", "saved_report",
@@ -125,17 +125,13 @@ def tool_environment():
     }
 
 
-def check_out_dir(path):
-    """Refuse, before any work, an output folder that is a file or cannot be written."""
-    path = Path(path)
-    for folder in [path, *path.parents]:
-        if folder.exists():
-            if not folder.is_dir():
-                raise BadRequest(f"--out {path}: {folder} is not a folder")
-            if not os.access(folder, os.W_OK | os.X_OK):
-                raise BadRequest(f"--out {path}: {folder} is not writable")
-            return
-    raise BadRequest(f"--out {path}: no existing parent folder")
+def check_out_dir(path, files=()):
+    """Refuse, before any work, an output folder that is a file, cannot be written or has no
+    parent folder yet (or where one of the ``files`` to be written is a folder)."""
+    try:
+        check_output(path, folder=True, files=files)
+    except UnusablePath as error:
+        raise BadRequest(f"--out {path}: {error}") from None
 
 
 def check_fits(target, layout, core):
@@ -168,8 +164,8 @@ def run_flow(platform, top, build_dir, name="top", seed=1):
     try:
         plan = platform.build(top, name=name, build_dir=str(build_dir), do_build=False, **overrides)
         plan.extract(build_dir)
-    except OSError as error:
-        raise SynthError(f"cannot write the build files: {error.strerror}: {error.filename}") from None
+    except OSError as error:       # the output folder's fault, not the flow's
+        raise BadRequest(f"cannot write the build files: {error.strerror}: {error.filename}") from None
     finally:
         for key, value in saved.items():
             if value is None:
@@ -235,12 +231,15 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
     (each with the legality stage) instead of a generator."""
     target = get_target(target_name)
     expected = check_fits(target, layout, core) * max(perft_engines, 1)
+    if expected > target.bram_capacity:     # every engine has its own ROMs
+        raise DoesNotFit(f"{_what(core, legal, perft_engines)} does not fit the {target.name}: its ROMs need "
+                         f"{expected} block RAMs, the device has {target.bram_capacity}")
     if build_dir is not None:
         check_out_dir(build_dir)
     tool_environment()         # a missing tool is reported before anything is built
     if perft_engines:
         from ..rtl.perft import PerftArray
-        legal, design = True, PerftArray(layout, core, engines=perft_engines)
+        legal, design = True, PerftArray(layout, core, engines=perft_engines, count_leaves=target.leaf_counter)
     else:
         design = MoveGenerator(layout, core, legal=legal)
     start = time.perf_counter()
@@ -322,7 +321,7 @@ def _stream_rate(layout, core, legal):
 RATE_PERFT = ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4)
 
 
-def _perft_rate(layout, core, engines):
+def _perft_rate(layout, core, engines, count_leaves):
     """The array's perft nodes/cycle (start position, depth 4), from the compiled model."""
     import chess
     from ..sim.hwperft import HardwarePerft
@@ -330,7 +329,8 @@ def _perft_rate(layout, core, engines):
     if not cxx_compiler():
         return None
     fen, depth = RATE_PERFT
-    run = HardwarePerft("cxxrtl", layout, core, engines=engines).perft(chess.Board(fen), depth)
+    run = HardwarePerft("cxxrtl", layout, core, engines=engines, count_leaves=count_leaves).perft(
+        chess.Board(fen), depth)
     return run.nodes / run.cycles
 
 
@@ -348,7 +348,7 @@ def rated_synth(target_name, layout="dense", core="walker", build_dir=None, seed
                       "seed": seed, "does_not_fit": str(error)})
         raise
     if perft_engines:
-        rate = _perft_rate(layout, core, perft_engines)
+        rate = _perft_rate(layout, core, perft_engines, get_target(target_name).leaf_counter)
         report["nodes_per_cycle"] = rate and round(rate, 4)
         report["mnodes_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
         _save_report(report)

@@ -57,6 +57,9 @@ class Target:
     bram_shapes: tuple      # (depth, width, read ports) configurations of one block RAM
     spram_cell: str = ""    # nextpnr's single-port RAM cell (the UltraPlus's SPRAM), if any
     spram_capacity: int = 0
+    # whether a perft engine counts the last ply with the leaf counter (rtl/leafcount.py, about
+    # 14,000 logic cells: not on the UP5K, whose engine streams the last ply instead)
+    leaf_counter: bool = True
 
     def rom_blocks(self, depth, width, read_ports=1):
         """Block RAMs a depth x width ROM with ``read_ports`` synchronous read ports takes.
@@ -77,7 +80,8 @@ class Target:
 
 TARGETS = {target.name: target for target in (
     Target("ice40-up5k", "iCE40 UP5K (SG48)", _UP5KSynthPlatform, 60, "ICESTORM_LC", 5280, "SB_LUT4", "SB_DFF",
-           "SB_CARRY", "ICESTORM_RAM", 30, ((256, 16, 1), (512, 8, 1), (1024, 4, 1), (2048, 2, 1)), "ICESTORM_SPRAM", 4),
+           "SB_CARRY", "ICESTORM_RAM", 30, ((256, 16, 1), (512, 8, 1), (1024, 4, 1), (2048, 2, 1)), "ICESTORM_SPRAM", 4,
+           leaf_counter=False),
     # DP16KD: true dual port up to 18 bits, 36 bits only with a single read port
     Target("ecp5-85f", "ECP5 LFE5U-85F (speed 6)", _ECP5SynthPlatform, 125, "TRELLIS_COMB", 83640, "LUT4",
            "TRELLIS_FF", "CCU2C", "DP16KD", 208,

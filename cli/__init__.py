@@ -4,12 +4,13 @@ import sys
 from importlib import metadata
 
 from ..sim.model import PositionError
-from . import formal, fpga, generate, report, tables, verify
+from ..sim.toolchain import UnusablePath, cache_dir
+from . import export, formal, fpga, generate, report, tables, verify
 from .common import CliError, FlowError, Parser
 
 __all__ = ["main", "build_parser"]
 
-FAMILIES = (tables, generate, verify, formal, fpga, report)
+FAMILIES = (tables, generate, verify, formal, fpga, export, report)
 
 
 def build_parser():
@@ -33,8 +34,9 @@ def main(argv=None):
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
+        cache_dir()         # a cache folder that cannot be written is refused before any work
         return args.run(args)
-    except (CliError, PositionError) as error:
+    except (CliError, PositionError, UnusablePath) as error:
         print(f"hwmovegen: error: {error}", file=sys.stderr)
         return 2
     except FlowError as error:

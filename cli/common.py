@@ -9,16 +9,13 @@ import chess
 from ..rtl import CORES
 from ..sim.backends import BACKENDS, DEFAULT_BACKEND
 from ..sim.epd import EpdRecord, read_epd_files
-from ..sim.model import parse_fen
+from ..sim.model import echo_fen, parse_fen
 from ..tables import LAYOUTS
+from .validate import CliError, positive_float, positive_int, probability
 
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
-           "add_positions", "add_ready", "positive_int", "probability", "positions", "log", "progress", "print_rows",
-           "print_table", "backend", "add_cluster", "cluster_session", "cluster_rows"]
-
-
-class CliError(Exception):
-    """Bad input: printed as one line, exit code 2."""
+           "add_positions", "add_ready", "positive_int", "positive_float", "probability", "positions", "log",
+           "progress", "print_rows", "print_table", "backend", "add_cluster", "cluster_session", "cluster_rows"]
 
 
 class FlowError(Exception):
@@ -28,36 +25,6 @@ class FlowError(Exception):
 class Parser(argparse.ArgumentParser):
     def error(self, message):
         raise CliError(message)
-
-
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-def positive_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
-    return value
-
-
-def probability(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be a probability in (0, 1], not {text!r}")
-    return value
 
 
 def add_ready(parser):
@@ -111,7 +78,7 @@ def positions(args, default_start=True):
         return []
     fen = args.fen if args.fen is not None else chess.STARTING_FEN
     board = parse_fen(fen)
-    return [EpdRecord(board.fen(), board)]
+    return [EpdRecord(echo_fen(board), board)]
 
 
 def log(args):

@@ -4,7 +4,8 @@ import json
 import sys
 
 from ..sim.formal import ENGINE, ENGINES, PROPERTIES, FormalError
-from .common import FlowError, add_core, add_json, positive_int, print_table
+from .common import FlowError, add_core, add_json, print_table
+from .validate import MAX_FORMAL_DEPTH, MAX_TIMEOUT, output_dir, whole
 
 __all__ = ["register", "run"]
 
@@ -17,14 +18,15 @@ def register(subparsers):
                     "counterexample as a VCD, prints the offending position as a FEN and exits 1.")
     p.add_argument("--property", choices=list(PROPERTIES), metavar="NAME",
                    help="check one property (default: all): " + ", ".join(PROPERTIES))
-    p.add_argument("--depth", type=positive_int, metavar="N",
+    p.add_argument("--depth", type=whole(1, MAX_FORMAL_DEPTH), metavar="N",
                    help="steps for bmc and cover, the induction length for a proof (default: each "
                         "property's own)")
-    p.add_argument("--workdir", metavar="DIR",
+    p.add_argument("--workdir", metavar="DIR", type=output_dir,
                    help="keep the sby runs here (default: a temporary folder, kept only for a failure)")
     p.add_argument("--engine", choices=ENGINES, metavar="ENGINE",
                    help=f"the sby engine for every property (default {ENGINE!r}): " + ", ".join(map(repr, ENGINES)))
-    p.add_argument("--timeout", type=positive_int, metavar="S", help="give up on a property after S seconds")
+    p.add_argument("--timeout", type=whole(1, MAX_TIMEOUT), metavar="S",
+                   help="give up on a property after S seconds (at most a day)")
     add_core(p)
     add_json(p)
 

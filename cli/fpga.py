@@ -2,15 +2,16 @@
 
 import json
 
-from ..boards.client import DeviceError, HostClient, LinkError, SerialTransport, SimulatedDevBoard
+from ..boards.client import DeviceError, HostClient, LinkError, NotAPort, SerialTransport, SimulatedDevBoard
 from ..rtl.protocol import ErrorCode
 from ..boards.devboards import DEV_BOARDS, build_bitstream
 from ..boards.synth import BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
 from ..sim.model import Position, generate
 from ..sim.toolchain import ToolMissing
-from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_positions, positions,
-                     positive_float, positive_int, print_rows)
+from .common import CliError, FlowError, add_core, add_json, add_layout, add_legal, add_positions, positions, print_rows
+from .validate import (ENGINE_PLIES, MAX_ENGINES, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
+                       output_dir, positive_int, seconds, whole)
 
 __all__ = ["register", "run"]
 
@@ -24,24 +25,26 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
-    p.add_argument("--perft-engines", type=positive_int, metavar="N",
+    p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="the perft array of N engines (each with the legality stage) instead of the generator")
-    p.add_argument("--out", metavar="DIR", help="keep the build files in this folder")
-    p.add_argument("--seed", type=positive_int, default=1, help="nextpnr placement seed (default 1)")
+    p.add_argument("--out", metavar="DIR", type=output_dir, help="keep the build files in this folder")
+    p.add_argument("--seed", type=whole(1, MAX_SEED), default=1, help="nextpnr placement seed (default 1)")
+    add_force(p)
     add_json(p)
 
     p = subparsers.add_parser("build", help="build a dev board's bitstream (generator + UART host link)",
                               description="Build a dev board's bitstream: the generator behind the UART host "
                                           "link on the board's USB serial bridge, LED 0 lit while busy.")
     p.add_argument("--board", required=True, choices=list(DEV_BOARDS), help="the dev board")
-    p.add_argument("--out", metavar="DIR", default="build", help="output folder (default: build)")
+    p.add_argument("--out", metavar="DIR", type=output_dir, default="build", help="output folder (default: build)")
     add_layout(p)
     add_core(p)
     p.add_argument("--legal", action="store_true",
                    help="with the legality stage: the host may ask for legal moves (board --legal)")
-    p.add_argument("--perft-engines", type=positive_int, metavar="N",
+    p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="a perft array of N engines beside the generator: the board runs perft (board --perft)")
     p.add_argument("--baud", type=positive_int, default=115_200, help="UART baud rate (default 115200)")
+    add_force(p)
     add_json(p)
 
     p = subparsers.add_parser("board", help="generate on a dev board over its UART and check against the model",
@@ -50,23 +53,26 @@ def register(subparsers):
     p.add_argument("--port", help="serial port of the board (pip install 'hwmovegen[serial]')")
     p.add_argument("--sim", action="store_true", help="talk to the simulated board top level instead")
     add_positions(p)
-    p.add_argument("--baud", type=positive_int, default=115_200, help="with --port: baud rate (default 115200)")
-    p.add_argument("--timeout", type=positive_float, default=2.0,
-                   help="seconds to wait for a reply (default 2; simulated seconds with --sim)")
+    p.add_argument("--baud", type=baud, default=115_200, help="with --port: baud rate (default 115200)")
+    p.add_argument("--timeout", type=seconds, default=2.0,
+                   help="seconds to wait for a reply (default 2; simulated seconds with --sim; at most a day)")
     add_layout(p)
     add_core(p)
     add_legal(p)
-    p.add_argument("--perft", type=positive_int, metavar="DEPTH",
+    p.add_argument("--perft", type=whole(1, ENGINE_PLIES), metavar="DEPTH",
                    help="perft to DEPTH in the board's perft array (no host help), checked against python-chess")
-    p.add_argument("--perft-engines", type=positive_int, metavar="N",
+    p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="with --sim: the simulated board's perft array (default 1 with --perft)")
+    add_force(p)
     add_json(p)
 
 
 def run(args):
+    check_engines(args.perft_engines, args.force, "--perft-engines",
+                  {"synth": "synthesize", "build": "build", "board": "simulate"}[args.command])
     try:
         return {"synth": _synth, "build": _build, "board": _board}[args.command](args)
-    except BadRequest as error:
+    except (BadRequest, NotAPort) as error:
         raise CliError(str(error)) from None
     except ToolMissing as error:
         raise CliError(str(error)) from None
@@ -134,6 +140,8 @@ def _board(args):
     records = positions(args)
     if args.perft_engines and not args.sim:
         raise CliError("--perft-engines sets up the simulated board (--sim); a real board has its bitstream's")
+    if args.perft and args.sim:
+        check_perft_depth(args.perft, "pysim", in_hardware=True, force=args.force, option="--perft")
     if args.sim:
         engines = args.perft_engines or (1 if args.perft else 0)
         transport = SimulatedDevBoard(layout=args.layout, core=args.core, legal=args.legal, perft_engines=engines)

@@ -7,13 +7,14 @@ import time
 import chess
 
 from ..boards.synth import saved_report
-from ..boards.targets import TARGETS
+from ..boards.targets import TARGETS, get_target
 from ..sim.hwperft import HardwarePerft, projected_nodes_per_second
-from ..sim.model import parse_fen
-from ..sim.perft import divide, perft
+from ..sim.model import echo_fen, parse_fen
+from ..sim.perft import divide
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
-                     add_positions, backend, cluster_rows, cluster_session, log, positive_float, positive_int,
-                     positions, progress)
+                     add_positions, backend, cluster_rows, cluster_session, log, positions, progress)
+from .validate import (MAX_ENGINES, add_force, check_engines, check_perft_depth, effective_backend, positive_float,
+                       positive_int, vcd_file, whole)
 
 __all__ = ["register", "run"]
 
@@ -31,7 +32,7 @@ def register(subparsers):
     add_core(p)
     add_legal(p)
     add_json(p)
-    p.add_argument("--vcd", metavar="FILE",
+    p.add_argument("--vcd", metavar="FILE", type=vcd_file,
                    help="pysim only: write the waveform of the position and a GTKWave save file beside it")
 
     p = subparsers.add_parser("perft", help="count the leaf nodes of the legal move tree",
@@ -49,13 +50,14 @@ def register(subparsers):
     p.add_argument("--in-hardware", action="store_true",
                    help="walk the whole tree in the simulated hardware (a perft array: make/unmake, move "
                         "lists, bulk counting); the host loads the root and reads the counts")
-    p.add_argument("--engines", type=positive_int, default=1, metavar="N",
+    p.add_argument("--engines", type=whole(1, MAX_ENGINES), default=1, metavar="N",
                    help="with --in-hardware: engines in the array (default 1)")
     p.add_argument("--fmax", type=positive_float, metavar="MHZ",
                    help="with --in-hardware: the clock for projected nodes/s (default: the routed fmax of the "
                         "last 'hwmovegen synth --perft-engines N' on --target)")
     p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
                    help="with --in-hardware: whose synth report gives fmax (default ecp5-85f)")
+    add_force(p)
     add_cluster(p)
     add_json(p)
 
@@ -66,12 +68,13 @@ def run(args):
 
 def _moves(args):
     records = positions(args)
-    chosen = backend(args)
     if args.vcd:
-        if chosen.name != "pysim":
+        if effective_backend(args.backend) != "pysim":
             raise CliError("--vcd needs --backend pysim")
         if len(records) != 1:
             raise CliError("--vcd writes the waveform of one position: give --fen")
+    chosen = backend(args)
+    if args.vcd:
         chosen.vcd_path = args.vcd
     results = []
     bar = progress(args, len(records))
@@ -104,19 +107,23 @@ def _perft(args):
         return _perft_in_hardware(args, board)
     if args.engines != 1 or args.fmax:
         raise CliError("--engines and --fmax go with --in-hardware")
+    check_perft_depth(args.depth, args.backend, force=args.force)
     chosen = backend(args)
     start = time.perf_counter()
     cluster = None
     if args.cluster:
         nodes, seconds, counts, cluster = _perft_on_cluster(args, board, chosen)
-    elif args.divide:
-        counts = divide(board, args.depth, chosen.generate, args.legal)
-        nodes, seconds = sum(n for _, n in counts), time.perf_counter() - start
     else:
+        bar = progress(args, None, unit="move")
+        try:
+            counts = divide(board, args.depth, chosen.generate, args.legal, progress=_steps(bar))
+        finally:
+            bar.close()
+        nodes, seconds = sum(n for _, n in counts), time.perf_counter() - start
+    if not args.divide:
         counts = None
-        nodes, seconds = perft(board, args.depth, chosen.generate, args.legal)
     if args.json:
-        out = {"fen": board.fen(), "depth": args.depth, "backend": chosen.name, "core": args.core,
+        out = {"fen": echo_fen(board), "depth": args.depth, "backend": chosen.name, "core": args.core,
                "legal": args.legal, "nodes": nodes, "seconds": round(seconds, 3)}
         if counts is not None:
             out["divide"] = dict(counts)
@@ -148,11 +155,22 @@ def _fmax(args):
     return report["fmax_mhz"], f"routed, '{command}' ({report.get('saved', 'undated')})"
 
 
+def _steps(bar):
+    """A ``progress(done, total)`` for a bar whose total is known once the walk starts."""
+    def step(done, total):
+        bar.total = total
+        bar.update(1)
+    return step
+
+
 def _perft_in_hardware(args, board):
     if args.backend == "model":
         raise CliError("--in-hardware runs the simulated hardware: --backend cxxrtl or pysim")
+    check_perft_depth(args.depth, args.backend, in_hardware=True, force=args.force)
+    check_engines(args.engines, args.force)
     from ..sim.cxxrtl import BackendUnavailable
-    array = HardwarePerft(args.backend, args.layout, args.core, engines=args.engines, log=log(args))
+    array = HardwarePerft(args.backend, args.layout, args.core, engines=args.engines, log=log(args),
+                          count_leaves=get_target(args.target).leaf_counter)   # the engine --target builds
     try:
         array.check_depth(args.depth)
     except ValueError as error:
@@ -178,7 +196,7 @@ def _perft_in_hardware(args, board):
     fmax, source = _fmax(args)
     projected = projected_nodes_per_second(run.nodes, run.cycles, fmax)
     if args.json:
-        out = {"fen": board.fen(), "depth": args.depth, "backend": array.name, "core": args.core,
+        out = {"fen": echo_fen(board), "depth": args.depth, "backend": array.name, "core": args.core,
                "in_hardware": True, "engines": args.engines, "nodes": run.nodes, "seconds": round(run.seconds, 3),
                "cycles": run.cycles, "counters": run.counters, "balance": round(run.balance, 4),
                "fmax_mhz": fmax, "fmax_source": source,
@@ -201,6 +219,7 @@ def _perft_in_hardware(args, board):
     print(f"# {run.cycles:,} cycles on {args.engines} engine{'s' if args.engines > 1 else ''} "
           f"({run.nodes / run.cycles:.3f} nodes/cycle, engines busy {100 * run.balance:.1f}%); "
           f"generating {counters['generate_cycles']:,}, make/unmake {counters['apply_cycles']:,} engine cycles"
+          + (f"; {counters['leaf_parents']:,} leaf parents counted" if counters.get('leaf_parents') else "")
           if run.cycles else "# depth 1: the root's moves, no walk", file=sys.stderr)
     print(f"# projected {projected / 1e6:,.1f} M nodes/s at {fmax} MHz ({source})" if projected
           else f"# projected nodes/s: {source}", file=sys.stderr)

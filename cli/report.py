@@ -4,15 +4,16 @@ cores and the synthesis figures, in one self-contained HTML page."""
 import json
 from pathlib import Path
 
-from ..boards.synth import BadRequest, DoesNotFit, SynthError, check_out_dir, rated_synth, saved_report
+from ..boards.synth import BadRequest, DoesNotFit, SynthError, rated_synth, saved_report
 from ..boards.targets import TARGETS
 from ..rtl import CORES
 from ..sim.bench import RATE_POSITIONS
-from ..sim.model import Position, generate
+from ..sim.model import Position, echo_fen, generate
 from ..sim.positions import random_boards
 from ..sim.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_positions,
-                     add_ready, backend, log, positive_int, positions, print_rows, progress)
+                     add_ready, backend, log, positions, print_rows, progress)
+from .validate import MAX_REPORT_RANDOM, folder_for, whole
 from .report_page import CoreSweep, Entry, PositionView, SynthRow, page
 
 __all__ = ["register", "run"]
@@ -34,14 +35,15 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
-    p.add_argument("--random", type=positive_int, metavar="N",
-                   help="summary over N positions from seeded random games (default: over the positions shown)")
+    p.add_argument("--random", type=whole(1, MAX_REPORT_RANDOM), metavar="N",
+                   help="summary over N positions from seeded random games (default: over the positions shown; "
+                        f"at most {MAX_REPORT_RANDOM:,})")
     p.add_argument("--seed", type=int, default=1, help="seed of --random and of --ready (default 1)")
     add_ready(p)
     p.add_argument("--synth", action="store_true",
                    help="synthesize every core for every target now (many minutes) instead of reading the last "
                         "reports of `hwmovegen synth`")
-    p.add_argument("--out", metavar="DIR", required=True, help="folder of the page (index.html)")
+    p.add_argument("--out", metavar="DIR", type=folder_for("index.html"), required=True, help="folder of the page (index.html)")
     add_json(p)
 
 
@@ -53,10 +55,6 @@ def run(args):
         raise CliError(f"report needs the plotting libraries ({error.name} is not installed): {INSTALL}") from None
 
     records = positions(args)
-    try:
-        check_out_dir(args.out)
-    except BadRequest as error:
-        raise CliError(str(error)) from None
     chosen = backend(args, ready_probability=args.ready, seed=args.seed)
     say = log(args)
 
@@ -80,7 +78,7 @@ def run(args):
         boards = [record.board for record in records]
         names = [record.name or record.fen for record in records]
         what = f"the {len(boards)} position{'s' if len(boards) > 1 else ''} above"
-    names = names or [board.fen() for board in boards]
+    names = names or [echo_fen(board) for board in boards]
     sweeps = [_sweep(args, core, boards) for core in CORES]
 
     rows = _synth_rows(args, say)
@@ -106,7 +104,7 @@ def run(args):
     if args.json:
         print(json.dumps({
             "page": str(path), "backend": chosen.name, "core": args.core, "layout": args.layout, "legal": args.legal,
-            "positions": [{"fen": view.board.fen(), "moves": [m.uci() for m in view.stream],
+            "positions": [{"fen": echo_fen(view.board), "moves": [m.uci() for m in view.stream],
                            **{key: value for key, value in view.counters.items() if key != "moves"},
                            "matches_model": view.matches} for view in views],
             "summary": {"positions": what, "cores": [{

@@ -17,6 +17,7 @@ from importlib import metadata
 import chess
 import chess.svg
 
+from ..sim.model import echo_fen
 from ..sim.trace import stalls, transfers
 
 __all__ = ["KINDS", "move_kind", "Entry", "PositionView", "CoreSweep", "SynthRow", "page"]
@@ -432,8 +433,8 @@ def _position_html(index, view, core):
     verdict = ('<p class="verdict ok">the stream equals the golden model\'s, move for move</p>' if view.matches else
                '<p class="verdict bad">the stream DIFFERS from the golden model\'s (run hwmovegen compare)</p>')
     title = f"{index}. {_e(view.name)} " if view.name else f"{index}. "
-    return (f'<article class="position" id="position-{index}" data-fen="{_e(view.board.fen())}">'
-            f'<h3>{title}<code>{_e(view.board.fen())}</code></h3>'
+    return (f'<article class="position" id="position-{index}" data-fen="{_e(echo_fen(view.board))}">'
+            f'<h3>{title}<code>{_e(echo_fen(view.board))}</code></h3>'
             f'<div class="row"><div class="board">{board_svg(view, f"board-{index}")}</div>'
             f'<div class="side"><table class="counters">{_counter_rows(view, core)}</table>{verdict}'
             f'<ul class="moves">{"".join(items)}</ul></div></div>'

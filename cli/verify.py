@@ -7,13 +7,15 @@ from ..sim.compare import compare
 from ..sim.epd import bundled_suites, cpw_records, read_epd_files
 from ..sim.positions import random_boards
 from ..boards.synth import saved_report
-from ..boards.targets import TARGETS
+from ..boards.targets import TARGETS, get_target
 from ..sim.bench import PERFT_BENCH, hardware_perft_rows
 from ..sim.hwperft import HardwarePerft
+from ..sim.gigantua import find_gigantua
 from ..sim.stockfish import find_stockfish
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
                      add_ready, backend, cluster_rows, cluster_session, log, positive_int, print_rows, print_table,
                      progress)
+from .validate import MAX_ENGINES, MAX_RANDOM, MAX_REPEAT, add_force, check_engines, check_perft_depth, whole
 
 __all__ = ["register", "run"]
 
@@ -25,9 +27,11 @@ def register(subparsers):
                                           "its legal subset against python-chess. Without positions: the "
                                           "bundled perft suites.")
     p.add_argument("--epd", metavar="FILE", nargs="+", action="extend", help="position files to compare")
-    p.add_argument("--random", type=positive_int, metavar="N", help="add N positions from seeded random games")
+    p.add_argument("--random", type=whole(1, MAX_RANDOM), metavar="N",
+                   help=f"add N positions from seeded random games (at most {MAX_RANDOM:,})")
     p.add_argument("--seed", type=int, default=1, help="seed of --random and of --ready (default 1)")
-    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=1,
+                   help="worker processes (default 1; at most one per processor)")
     add_cluster(p)
     add_ready(p)
     add_backend(p, hardware_only=True)
@@ -42,18 +46,19 @@ def register(subparsers):
                                           "the start position through the hardware, the model and python-chess.")
     p.add_argument("what", nargs="?", choices=("moves", "perft"), default="moves",
                    help="moves (default): the generator's figures; perft: whole trees in the hardware (perft "
-                        "arrays) against python-chess and Stockfish")
-    p.add_argument("--engines", type=positive_int, metavar="N",
+                        "arrays) against python-chess, Stockfish and Gigantua")
+    p.add_argument("--engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="perft: the large array (default: the largest with a saved fitting 'synth "
                         "--perft-engines' report for --target, else 8)")
     p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
                    help="perft: whose routed fmax projects nodes/s (default ecp5-85f)")
     p.add_argument("--depth", type=positive_int, default=4, help="perft depth from the start position (default 4)")
-    p.add_argument("--repeat", type=positive_int, default=2000,
+    p.add_argument("--repeat", type=whole(1, MAX_REPEAT), default=2000,
                    help="generations per position for the cycles/s figures (default 2000)")
     add_layout(p)
     add_core(p)
     add_legal(p)
+    add_force(p)
     add_json(p)
     p.set_defaults(backend="cxxrtl")
 
@@ -111,6 +116,8 @@ def _compare(args):
 def _bench(args):
     if args.what == "perft":
         return _bench_perft(args)
+    # the tree runs through cxxrtl, the model and python-chess: the model is the slowest
+    check_perft_depth(args.depth, "model", force=args.force)
     chosen = backend(args)
     if chosen.name != "cxxrtl":
         raise FlowError("bench measures the compiled backend: it needs a C++ compiler (g++)")
@@ -152,72 +159,92 @@ def _bench(args):
     return 0
 
 
+_PEERS = {
+    "stockfish": ("Stockfish", "stockfish", "HWMOVEGEN_STOCKFISH", "'go perft' over UCI, one thread",
+                  "from 'go' to 'Nodes searched'"),
+    "gigantua": ("Gigantua", "gigantua", "HWMOVEGEN_GIGANTUA", "its perft (bitboards, one thread)",
+                 "of a run to the depth less a run one ply shallower"),
+}
+
+
+def _peer_line(peer, path, rows, engines):
+    """The bench perft table's footnote for one CPU perft program."""
+    title, binary, variable, how, span = _PEERS[peer]
+    if path is None:
+        return f"{title}: no {binary} binary on PATH (or ${variable}): not measured"
+    measured = [row[peer] for row in rows if peer in row]
+    errors = [m["error"] for m in measured if "error" in m]
+    versions = {m.get("version") for m in measured} - {None}
+    clocks = {m.get("clock") for m in measured} - {None}
+    clock = ("CPU time" if clocks == {"cpu"} else "own timer" if clocks == {"timer"}
+             else "wall time" if clocks == {"wall"} else "CPU time or its own clock")
+    return (f"{title}: {', '.join(sorted(versions)) or path} {how}, best of three, its {clock} {span}; "
+            f"vs {title} = the {engines}-engine projection / {title}" + (f" ({errors[0]})" if errors else ""))
+
+
 def _largest_array(args):
-    """The engines of the largest array with a saved fitting synth report, or 8."""
+    """The engines of the largest array with a saved fitting synth report, else 3 counting
+    engines (about what an ECP5-85F holds) or 8 streaming ones."""
     fitting = [n for n in range(64, 1, -1)
                if (report := saved_report(args.target, args.core, args.layout, perft_engines=n))
                and not report.get("does_not_fit")]
-    return fitting[0] if fitting else 8
+    return fitting[0] if fitting else 3 if get_target(args.target).leaf_counter else 8
 
 
 def _bench_perft(args):
     from ..sim.cxxrtl import BackendUnavailable
+    check_engines(args.engines, args.force)
     large = args.engines or _largest_array(args)
     fmax = {}
     for engines in sorted({1, large}):
         report = saved_report(args.target, args.core, args.layout, perft_engines=engines)
         if report and not report.get("does_not_fit"):
             fmax[engines] = report["fmax_mhz"]
-    arrays = [HardwarePerft("cxxrtl", args.layout, args.core, engines=n, log=log(args)) for n in sorted({1, large})]
+    count_leaves = get_target(args.target).leaf_counter      # the engine the target's reports are of
+    arrays = [HardwarePerft("cxxrtl", args.layout, args.core, engines=n, log=log(args), count_leaves=count_leaves)
+              for n in sorted({1, large})]
     try:
         for array in arrays:
             array.prepare()
     except BackendUnavailable as error:
         raise FlowError(str(error)) from None
-    stockfish = find_stockfish()
+    peers = {"stockfish": find_stockfish(), "gigantua": find_gigantua()}
     bar = progress(args, len(PERFT_BENCH) * len(arrays), unit="tree")
     try:
-        rows = hardware_perft_rows(arrays, fmax, stockfish, progress=bar.update)
+        rows = hardware_perft_rows(arrays, fmax, peers, progress=bar.update)
     finally:
         bar.close()
     wrong = [row["name"] for row in rows for run in row["arrays"] if run["nodes"] != row["published"]]
     if args.json:
         print(json.dumps({"core": args.core, "layout": args.layout, "target": args.target, "fmax_mhz": fmax,
-                          "stockfish": stockfish is not None, "positions": rows}))
+                          **{peer: path is not None for peer, path in peers.items()}, "positions": rows}))
         return 1 if wrong else 0
     sizes = [array.engines for array in arrays]
     header = ["position", "depth", "nodes"]
     for n in sizes:
-        header += [f"cycles ({n})", f"M nodes/s ({n})"]
-    header += ["python-chess", "Stockfish", "ratio"]
+        header += [f"cycles ({n})", f"nodes/cycle/engine ({n})", f"M nodes/s ({n})"]
+    header += ["python-chess", "Stockfish", "Gigantua", "vs Stockfish", "vs Gigantua"]
     table = []
     for row in rows:
         cells = [row["name"], row["depth"], f'{row["arrays"][0]["nodes"]:,}']
         for run in row["arrays"]:
             projected = run["projected_nodes_per_s"]
-            cells += [f'{run["cycles"]:,}', f"{projected / 1e6:,.1f}" if projected else "-"]
+            cells += [f'{run["cycles"]:,}', f'{run["nodes"] / run["cycles"] / run["engines"]:.2f}',
+                      f"{projected / 1e6:,.1f}" if projected else "-"]
         cells.append(f'{row["python_chess"]["nodes_per_s"] / 1e6:.2f} M')
-        fish = row.get("stockfish", {})
-        cells.append(f'{fish["nodes_per_s"] / 1e6:,.1f} M' if "nodes_per_s" in fish else "-")
-        cells.append(f'{row["ratio"]:.2f}x' if row.get("ratio") else "-")
+        peer_rows = [row.get(peer, {}) for peer in peers]
+        cells += [f'{peer["nodes_per_s"] / 1e6:,.1f} M' if "nodes_per_s" in peer else "-" for peer in peer_rows]
+        cells += [f'{peer["ratio"]:.2f}x' if peer.get("ratio") else "-" for peer in peer_rows]
         table.append(cells)
-    print_table(header, table, "<>>" + ">>" * len(sizes) + ">>>")
+    print_table(header, table, "<>>" + ">>>" * len(sizes) + ">>>>>")
     print(f"\n{args.core} core; cycles from cycle-accurate simulation (CXXRTL) of the perft array, from start to "
           "the last engine's done; M nodes/s = nodes x routed fmax / cycles, fmax from the last 'hwmovegen synth "
           f"--perft-engines N --target {args.target}' of each array: "
           + ", ".join(f"{n} engine{'s' if n > 1 else ''} {fmax[n]} MHz" if n in fmax else
                       f"{n} engine{'s' if n > 1 else ''}: no report (run synth)" for n in sizes))
     print("python-chess: its legal move generator, bulk-counted, two plies shallower (the same positions)")
-    versions = {row["stockfish"].get("version") for row in rows if "stockfish" in row} - {None}
-    if stockfish is None:
-        print("Stockfish: no stockfish binary on PATH (or $HWMOVEGEN_STOCKFISH): not measured")
-    else:
-        errors = [row["stockfish"]["error"] for row in rows if "error" in row.get("stockfish", {})]
-        clocks = {row["stockfish"].get("clock") for row in rows if "stockfish" in row} - {None}
-        clock = "CPU time" if clocks == {"cpu"} else "wall time" if clocks == {"wall"} else "CPU or wall time"
-        print(f"Stockfish: {', '.join(sorted(versions)) or stockfish} 'go perft' over UCI, one thread, best of "
-              f"three, its {clock} from 'go' to 'Nodes searched'; ratio = the {sizes[-1]}-engine projection / "
-              "Stockfish" + (f" ({errors[0]})" if errors else ""))
+    for peer, path in peers.items():
+        print(_peer_line(peer, path, rows, sizes[-1]))
     for name in wrong:
         print(f"MISMATCH: the hardware's count for {name} is not the published one")
     return 1 if wrong else 0

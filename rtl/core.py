@@ -4,6 +4,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import types
+from .fifo import RECORDS
 from .types import BoardState, Counters, Move
 
 __all__ = ["CoreSignature", "PLANES"]
@@ -18,7 +19,10 @@ class CoreSignature(wiring.Signature):
     ``start`` is taken in a cycle where ``start_ready`` is high; ``done`` pulses for a
     cycle once per started position, in start order, after its last move has been
     taken, and ``counters`` then hold that position's counts until the next ``done``.
-    ``busy`` is high while a started position is not done.
+    ``busy`` is high while a started position is not done. ``position`` names the position
+    the move on the stream belongs to, ``next_position`` the name the next start gives its
+    position: a core that runs positions back to back numbers them in start order modulo
+    :data:`~.fifo.RECORDS` (at most that many are in flight); one that does not names them all 0.
     """
 
     def __init__(self, rom_signature):
@@ -29,6 +33,8 @@ class CoreSignature(wiring.Signature):
             "done": Out(1),
             "moves": Out(stream.Signature(Move)),
             "counters": Out(Counters),
+            "position": Out(range(RECORDS)),
+            "next_position": Out(range(RECORDS)),
             "planes": In(PLANES),
             "state": In(BoardState),
             "rom": Out(rom_signature),

@@ -35,7 +35,7 @@ from ..tables import TableKind, castle_right_for, rays
 from ..tables.slots import DIRECTIONS, KIND_SLOTS, SLOTS, RayType, direction_step, slot_rays
 from .core import CoreSignature
 from .feeder import PieceFeeder
-from .fifo import PositionEntry, PromotionFifo
+from .fifo import RECORDS, PositionEntry, PromotionFifo
 from .movers import MoverMask
 from .probe import ProbeResult, RayProbe
 from .types import BoardState, Counters
@@ -45,7 +45,6 @@ __all__ = ["FastCore", "SlotCounter", "RaySelector", "StepEmitter", "PositionTra
 
 PIECE_FIFO_DEPTH = 16
 IN_FLIGHT = 6               # pieces between the feeder and the piece FIFO's write port
-RECORDS = 4                 # positions in flight
 # the slots whose ray can end in a capture, and those that can be an en-passant capture
 # (no register is kept for a bit that is always 0)
 CAPTURE_SLOTS = sorted({j for slots in KIND_SLOTS.values() for j, slot in enumerate(slots)
@@ -69,6 +68,7 @@ class PieceEntry(data.Struct):
     en_passant: len(EP_SLOTS)       # the slot's move is the en-passant capture
     promotes: 1
     last: 1                         # the last piece of its position
+    position: range(RECORDS)        # its position's record
 
 
 def _counts(entry):
@@ -86,11 +86,13 @@ class Ray(data.Struct):
     en_passant: 1
     promotes: 1
     last: 1                 # the last ray of its position
+    position: range(RECORDS)
 
 
 class _Tag(data.Struct):
     """What travels through the probe beside the square."""
     last: 1
+    position: range(RECORDS)
     state: BoardState
     en_passant: len(EP_SLOTS)       # a pawn's capture slot lands on the en-passant square
 
@@ -170,7 +172,8 @@ class SlotCounter(wiring.Component):
                     m.d.comb += promotes.eq(_square_table(lambda s, k=k: any(
                         node.kind.is_promotion for ray in rays(k, s) for node in ray)).bit_select(square, 1))
         m.d.sync += [entry.frm.eq(square), entry.kind.eq(kind), entry.promotes.eq(promotes),
-                     entry.last.eq(self.tag.last), self.out_valid.eq(self.valid)]
+                     entry.last.eq(self.tag.last), entry.position.eq(self.tag.position),
+                     self.out_valid.eq(self.valid)]
         m.d.comb += self.entry.eq(entry)
         return m
 
@@ -279,6 +282,7 @@ class RayBuilder(wiring.Component):
             a_ray.en_passant.eq(Cat(slot[j] & piece.en_passant[i] for i, j in enumerate(EP_SLOTS)).any()),
             a_ray.promotes.eq(piece.promotes),
             a_ray.last.eq(self.last),
+            a_ray.position.eq(piece.position),
         ]
         m.d.sync += [self.out_valid.eq(a_valid), self.ray.eq(a_ray), self.ray.to.eq(a_ray.frm + a_offset)]
         return m
@@ -342,6 +346,7 @@ class StepEmitter(wiring.Component):
             move.castle.eq(current.type == RayType.CASTLE),
             move.promotes.eq(current.promotes),
             entry.last.eq(current.last & final),
+            entry.position.eq(current.position),
             self.fifo_write.eq(valid),
         ]
         advance = valid & ~self.fifo_almost_full
@@ -384,6 +389,7 @@ class PositionTracker(wiring.Component):
             "full": Out(1),
             "done": Out(1),
             "counters": Out(Counters),
+            "tail": Out(range(RECORDS)),    # the record the next started position opens
         })
 
     def elaborate(self, platform):
@@ -392,7 +398,7 @@ class PositionTracker(wiring.Component):
         promotions = [Signal(5, name=f"promotions{i}") for i in range(RECORDS)]
         complete = Signal(RECORDS)
         empty = Signal(RECORDS)
-        head, fill, tail = Signal(range(RECORDS)), Signal(range(RECORDS)), Signal(range(RECORDS))
+        head, fill, tail = Signal(range(RECORDS)), Signal(range(RECORDS)), self.tail
         count = Signal(range(RECORDS + 1))
 
         # the oldest incomplete record takes the SlotCounter's pieces; a complete (empty)
@@ -521,6 +527,11 @@ class FastCore(wiring.Component):
                          snap_capturable.eq((occupied & ~own) | Mux(state.ep_valid, Const(1, 64) << state.ep_square, 0)),
                          snap_own.eq(own)]
         m.d.sync += [copied.eq(starting), loading.eq(copied)]
+        # the record of the position whose pieces are fed: the tracker's tail when its start was
+        # taken (it opens that record two cycles later, and no start comes in between)
+        feeding = Signal(range(RECORDS))
+        with m.If(starting):
+            m.d.sync += feeding.eq(tracker.tail)
         ep_file = state.ep_square[0:3]
         for i, j in enumerate(EP_SLOTS):
             sources = []
@@ -548,7 +559,7 @@ class FastCore(wiring.Component):
             m.d.sync += tag.en_passant[i].eq(source[6] & (feeder.first.square == source[:6]))
         m.d.sync += [probe_in_valid.eq(consume), square.eq(feeder.first.square), diagonal.eq(feeder.first.diagonal),
                      anti.eq(feeder.first.anti_diagonal),
-                     tag.last.eq(feeder.first_last), tag.state.eq(snap_state)]
+                     tag.last.eq(feeder.first_last), tag.position.eq(feeding), tag.state.eq(snap_state)]
         m.d.comb += [probe.valid.eq(probe_in_valid), probe.square.eq(square), probe.diagonal.eq(diagonal),
                      probe.anti_diagonal.eq(anti), probe.tag.eq(tag), probe.occupied.eq(snap_occupied),
                      probe.own.eq(snap_own), probe.types.eq(snap_types),
@@ -581,6 +592,7 @@ class FastCore(wiring.Component):
             tracker.valid.eq(fifo.moves.valid), tracker.ready.eq(self.moves.ready),
             tracker.last_transfer.eq(fifo.last_transfer),
             self.busy.eq(tracker.busy), self.done.eq(tracker.done), self.counters.eq(tracker.counters),
+            self.position.eq(fifo.position), self.next_position.eq(tracker.tail),
         ]
         wiring.connect(m, wiring.flipped(self.moves), fifo.moves)
         return m

@@ -6,7 +6,7 @@ from amaranth.lib.wiring import In, Out
 
 from .types import Move
 
-__all__ = ["FifoEntry", "PositionEntry", "PromotionFifo"]
+__all__ = ["FifoEntry", "PositionEntry", "PromotionFifo", "RECORDS"]
 
 PROMOTION_PIECES = 4    # q, r, b, n: python-chess piece types 5, 4, 3, 2
 
@@ -22,11 +22,16 @@ class FifoEntry(data.Struct):
     promotes: 1
 
 
+RECORDS = 4             # positions a core streams back to back may have in flight
+
+
 class PositionEntry(data.Struct):
     """A FifoEntry that also says whether it is its position's last move (for a core that
-    streams positions back to back: ``last_transfer`` pulses as it leaves)."""
+    streams positions back to back: ``last_transfer`` pulses as it leaves) and which position
+    it belongs to (its record, numbered in start order modulo ``RECORDS``)."""
     move: FifoEntry
     last: 1
+    position: range(RECORDS)
 
 
 class PromotionFifo(wiring.Component):
@@ -56,6 +61,7 @@ class PromotionFifo(wiring.Component):
             "almost_full": Out(1),
             "empty_next": Out(1),
             "last_transfer": Out(1),
+            "position": Out(range(RECORDS)),    # the record of the move on the stream (PositionEntry)
             "moves": Out(stream.Signature(Move)),
         })
 
@@ -106,5 +112,6 @@ class PromotionFifo(wiring.Component):
             self.almost_full.eq(count >= depth - 1),
             self.empty_next.eq((count == 0) | ((count == 1) & pop)),
             self.last_transfer.eq(pop & stored.last if self.entry_shape is PositionEntry else 0),
+            self.position.eq(stored.position if self.entry_shape is PositionEntry else 0),
         ]
         return m

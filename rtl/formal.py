@@ -97,9 +97,10 @@ class BoardView:
 
 
 def legal_position(view):
-    """What a legal FEN implies about the board RAM and state registers (python-chess's
-    ``Board.status()`` checks, as :func:`hwmovegen.sim.model.check_board` enforces them,
-    and the cleaned castling rights the loader writes): a list of conditions."""
+    """What a legal FEN implies about the board RAM and state registers (those of python-chess's
+    ``Board.status()`` checks that :func:`hwmovegen.sim.model.check_board` enforces and that
+    concern a single side's pieces or the state, and the cleaned castling rights the loader
+    writes; the piece and checker counts it also refuses are not assumed): a list of conditions."""
     p, state = view.planes, view.state
     kings, pawns, rooks = view.of_type(KING), view.of_type(PAWN), view.of_type(ROOK)
     white, black = view.occupied & ~view.black, view.occupied & view.black

@@ -407,28 +407,31 @@ class HostLink(wiring.Component):
 
 class HostLinkTop(wiring.Component):
     """UART pins -> host link -> move generator (with the legality stage if ``legal``), and a
-    perft array of ``perft_engines`` engines beside it (none if 0)."""
+    perft array of ``perft_engines`` engines beside it (none if 0), counting the last ply with
+    the leaf counter if ``count_leaves``."""
 
     rx: In(1, init=1)
     tx: Out(1)
     busy: Out(1)
 
-    def __init__(self, divisor, idle_timeout, layout="dense", core="walker", legal=False, perft_engines=0):
+    def __init__(self, divisor, idle_timeout, layout="dense", core="walker", legal=False, perft_engines=0,
+                 count_leaves=True):
         self.divisor = divisor
         self.idle_timeout = idle_timeout
         self.layout = layout
         self.core = core
         self.legal = legal
         self.perft_engines = perft_engines
+        self.count_leaves = count_leaves
         super().__init__()
 
     @classmethod
     def for_clock(cls, clock_hz, baud, layout="dense", core="walker", legal=False, idle_timeout_s=0.005,
-                  perft_engines=0):
+                  perft_engines=0, count_leaves=True):
         """A top for a real clock: the divisor from the baud rate, a 5 ms idle timeout."""
         divisor = round(clock_hz / baud)
         return cls(divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s)), layout, core, legal,
-                   perft_engines)
+                   perft_engines, count_leaves)
 
     def elaborate(self, platform):
         m = Module()
@@ -444,7 +447,7 @@ class HostLinkTop(wiring.Component):
         wiring.connect(m, link.tx, transmitter.bytes)
         if self.perft_engines:
             m.submodules.perft = perft = PerftArray(self.layout, self.core, engines=self.perft_engines,
-                                                    max_depth=PERFT_MAX_DEPTH)
+                                                    max_depth=PERFT_MAX_DEPTH, count_leaves=self.count_leaves)
             wiring.connect(m, link.load, generator.load, perft.load)
             m.d.comb += [perft.start.eq(link.perft_start), perft.depth.eq(link.perft_depth),
                          link.perft_busy.eq(perft.busy), link.perft_counters.eq(perft.counters)]

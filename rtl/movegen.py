@@ -1,7 +1,8 @@
 """The top of the move generator: board RAM, a core and its ROMs."""
 
 from amaranth import Module, Mux, ResetInserter, Signal
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..tables import get_layout
@@ -9,6 +10,7 @@ from .board import BoardRAM, EditSignature, LoadSignature
 from .core import PLANES
 from .rom import MoveTableROM
 from .fast import FastCore, NoRom
+from .fifo import RECORDS
 from .legality import LegalityStage
 from .types import BoardState, Counters, Move
 from .walker import WalkerCore
@@ -58,22 +60,28 @@ class MoveGenerator(wiring.Component):
     all_moves : In(1), with ``legal=True`` only
         Sampled with ``start``: this position's pseudo-legal moves, the stage bypassed, with
         the stream, ``done`` and counters of the plain core, cycle for cycle (the host link's
-        GENERATE without its ``legal`` flag). Low (the default), the legal moves.
+        GENERATE without its ``legal`` flag). Low (the default), the legal moves. With the fast
+        core such positions run back to back as without the stage; a legal one waits for them.
     edit, planes, board_state, board_free : with ``editable=True`` only
         The board's edit port (:class:`~.apply.MoveApplier` makes and unmakes moves through
         it between generations), the board as it stands, and whether it may be edited now:
-        when idle, and with the fast core and the legality stage as soon as the stage's setup
-        is over (the core copied the board at start, the stage keeps what it read), while the
-        position's moves still stream.
+        when idle, and with the fast core whenever the legality stage's setup is not reading
+        it (the core copied the board at start, the stage keeps what it read), while moves
+        still stream.
+    move_planes, move_state : with ``positions=True`` only
+        The position the move on the stream was generated from, while ``moves.valid`` (with
+        ``legal``, for the pseudo-legal moves of ``all_moves`` positions): the fast core keeps
+        a copy of each position in flight, the walker's board holds it.
     """
 
-    def __init__(self, layout="dense", core="walker", legal=False, editable=False):
+    def __init__(self, layout="dense", core="walker", legal=False, editable=False, positions=False):
         if core not in CORES:
             raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORES)})")
         self.layout = get_layout(layout) if isinstance(layout, str) else layout
         self.core = core
         self.legal = legal
         self.editable = editable
+        self.positions = positions
         super().__init__({
             "load": In(LoadSignature()),
             "start": In(1),
@@ -86,6 +94,7 @@ class MoveGenerator(wiring.Component):
             **({"all_moves": In(1)} if legal else {}),
             **({"edit": In(EditSignature()), "planes": Out(PLANES), "board_state": Out(BoardState),
                 "board_free": Out(1)} if editable else {}),
+            **({"move_planes": Out(PLANES), "move_state": Out(BoardState)} if positions else {}),
         })
 
     @property
@@ -111,6 +120,17 @@ class MoveGenerator(wiring.Component):
         if self.editable:
             wiring.connect(m, wiring.flipped(self.edit), board.edit)
             m.d.comb += [self.planes.eq(board.planes), self.board_state.eq(board.state)]
+        if self.positions and LOAD_WHILE_BUSY[self.core]:
+            # a copy of each position in flight, written as it starts, read by the stream's record
+            layout = data.StructLayout({"planes": PLANES, "state": BoardState})
+            m.submodules.positions = copies = Memory(shape=layout, depth=RECORDS, init=[])
+            write, read = copies.write_port(), copies.read_port(domain="comb")
+            m.d.comb += [write.addr.eq(core.next_position), write.en.eq(core.start & core.start_ready),
+                         write.data.planes.eq(board.planes), write.data.state.eq(board.state),
+                         read.addr.eq(core.position),
+                         self.move_planes.eq(read.data.planes), self.move_state.eq(read.data.state)]
+        elif self.positions:
+            m.d.comb += [self.move_planes.eq(board.planes), self.move_state.eq(board.state)]
         if self.editable and not self.legal:
             m.d.comb += self.board_free.eq(~self.busy)
         if not self.legal:
@@ -134,8 +154,9 @@ class MoveGenerator(wiring.Component):
             m.d.sync += bypass.eq(self.all_moves)
         m.d.comb += [
             core.start.eq(starting),
-            # one position at a time, so that the stream's source never changes under a position
-            self.start_ready.eq(core.start_ready & ~active & ~core.busy),
+            # a legal position alone, so that the stream's source never changes under a position;
+            # pseudo-legal ones (the stage bypassed) back to back, as the core runs them
+            self.start_ready.eq(core.start_ready & ~active & (~core.busy | (bypass & self.all_moves))),
             stage.start.eq(starting & ~self.all_moves),
             stage.planes.eq(board.planes), stage.state.eq(board.state),
         ]
@@ -169,10 +190,10 @@ class MoveGenerator(wiring.Component):
         with m.If(self.abort):
             m.d.sync += [active.eq(0), pending.eq(0), done.eq(0)]
         if self.editable:
-            free = ~self.busy
             if LOAD_WHILE_BUSY[self.core]:      # the core's copy and the stage's setup hold the position
-                free = free | (active & ~bypass & stage.ready)
-            m.d.comb += self.board_free.eq(free)
+                m.d.comb += self.board_free.eq(~(active & ~stage.ready))
+            else:
+                m.d.comb += self.board_free.eq(~self.busy)
         m.d.comb += [self.busy.eq(active | core.busy),
                      self.done.eq(Mux(bypass, core.done, done)),
                      self.counters.eq(Mux(bypass, core.counters, counted))]

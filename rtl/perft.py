@@ -24,6 +24,7 @@ from amaranth.lib.wiring import In, Out
 
 from .apply import MoveApplier
 from .board import LoadSignature
+from .leafcount import LeafCounter
 from .movegen import MoveGenerator
 from .types import Move, PerftCounters
 
@@ -99,6 +100,15 @@ class MoveLists(wiring.Component):
 class PerftEngine(wiring.Component):
     """Counts the leaves of its tasks' subtrees of the loaded position to ``depth`` plies.
 
+    With ``count_leaves`` (the default) the last two plies are a :class:`~.leafcount.LeafCounter`'s:
+    the *frontier* ply (the one above the leaf-parents) generates its pseudo-legal moves, back to
+    back as the core allows, and each goes straight into the counter with the position it was
+    generated from; the counter counts the legal moves of the position it leads to (none if the
+    move was illegal). Nothing at the last ply is generated or made, and the frontier's moves
+    are not stored: the walk goes on as soon as the core has copied the board. Without it (the
+    UP5K, where the counter does not fit), the last ply's legal moves are generated and counted
+    as they stream.
+
     Ports
     -----
     load : In(LoadSignature)
@@ -115,11 +125,13 @@ class PerftEngine(wiring.Component):
     counters : Out(PerftCounters)
     """
 
-    def __init__(self, layout="dense", core="walker", max_depth=8, split_ply=SPLIT_PLY):
+    def __init__(self, layout="dense", core="walker", max_depth=8, split_ply=SPLIT_PLY, count_leaves=True):
         self.layout, self.core, self.max_depth, self.split_ply = layout, core, max_depth, split_ply
+        self.count_leaves = count_leaves
         # built here, so that a testbench can watch the board and the stack
-        self.generator = MoveGenerator(layout, core, legal=True, editable=True)
+        self.generator = MoveGenerator(layout, core, legal=True, editable=True, positions=count_leaves)
         self.applier = MoveApplier(max_depth)
+        self.counter = LeafCounter() if count_leaves else None
         super().__init__({
             "load": In(LoadSignature()),
             "depth": In(range(max_depth + 1)),
@@ -140,7 +152,10 @@ class PerftEngine(wiring.Component):
         m.d.comb += [applier.planes.eq(gen.planes), applier.state.eq(gen.board_state)]
 
         ply_bits = range(self.max_depth)
-        ply, last_ply, split = Signal(ply_bits), Signal(ply_bits), Signal(ply_bits)
+        # `bottom`: the ply whose moves are not stored (the frontier, or the last ply without the
+        # counter); `split`: the ply of the tasks; `root`: depth 1 with the counter, the root counted
+        ply, bottom, split = Signal(ply_bits), Signal(ply_bits), Signal(ply_bits)
+        root = Signal(1)
         counts = Array(Signal(range(MAX_MOVES + 1), name=f"count{p}") for p in range(self.max_depth))
         indices = Array(Signal(range(MAX_MOVES + 1), name=f"index{p}") for p in range(self.max_depth))
         written = Signal(range(MAX_MOVES + 1))
@@ -156,16 +171,30 @@ class PerftEngine(wiring.Component):
             m.d.sync += [held.eq(task.index), holding.eq(1)]
 
         idle = Signal(1)
-        leaf = ply == last_ply              # the last ply: count, do not store
         moves = gen.moves
-        # The last ply's moves are counted as they stream, in any state: the walk goes on as
-        # soon as the generator's board is free (the fast core's copy and the stage's setup
-        # hold the position), and the next start waits for the generator.
-        counting = Signal(1)                # the generation under way is at the last ply
+        # The bottom ply's moves are counted as they stream, in any state: the walk goes on as
+        # soon as the generator's board is free, and the next start waits for the generator.
+        streaming = Signal(1)               # the positions under way are at the bottom ply
         with m.If(gen.start & gen.start_ready):
-            m.d.sync += counting.eq(leaf)
-        with m.If(counting & moves.valid):
-            m.d.sync += counters.nodes.eq(counters.nodes + 1)
+            m.d.sync += streaming.eq(ply == bottom)
+        counter_busy = Const(0, 1)
+        if self.count_leaves:
+            m.submodules.counter = counter = self.counter
+            counter_busy = counter.busy
+            rooting = Signal(1)             # depth 1: the root itself, counted
+            m.d.comb += [
+                counter.valid.eq((moves.valid & streaming) | rooting), counter.null.eq(rooting),
+                counter.move.eq(moves.payload),
+                counter.planes.eq(Mux(rooting, gen.planes, gen.move_planes)),
+                counter.state.eq(Mux(rooting, gen.board_state, gen.move_state)),
+                gen.all_moves.eq(ply == bottom),
+            ]
+            with m.If(counter.out_valid):
+                m.d.sync += [counters.nodes.eq(counters.nodes + counter.count),
+                             counters.leaf_parents.eq(counters.leaf_parents + counter.legal)]
+        else:
+            with m.If(streaming & moves.valid):
+                m.d.sync += counters.nodes.eq(counters.nodes + 1)
         m.d.comb += [
             moves.ready.eq(1),
             lists.addr.eq(Mux(lists.write, Cat(written[:8], ply), Cat(indices[ply][:8], ply))),
@@ -177,8 +206,11 @@ class PerftEngine(wiring.Component):
             with m.State("IDLE"):
                 m.d.comb += idle.eq(1)
                 with m.If(self.start):
-                    m.d.sync += [ply.eq(0), last_ply.eq(self.depth - 1),
-                                 split.eq(Mux(self.depth - 1 < self.split_ply, self.depth - 1, self.split_ply)),
+                    below = self.depth - (2 if self.count_leaves else 1)   # the bottom ply
+                    shallow = self.depth == 1 if self.count_leaves else 0
+                    m.d.sync += [ply.eq(0), root.eq(shallow),
+                                 bottom.eq(Mux(shallow, 0, below)),
+                                 split.eq(Mux(shallow, 0, Mux(below < self.split_ply, below, self.split_ply))),
                                  passed.eq(0), holding.eq(0),
                                  counters.eq(0), counters.cycles.eq(1)]
                     m.next = "EXPAND"
@@ -189,25 +221,36 @@ class PerftEngine(wiring.Component):
                 with m.Elif(at_split & (passed != held)):      # another engine's node
                     m.d.sync += passed.eq(passed + 1)
                     m.next = "BACK"
+                with m.Elif(root):
+                    m.d.sync += [passed.eq(passed + 1), holding.eq(0)]
+                    m.next = "ROOT"
                 with m.Else():
                     m.d.comb += gen.start.eq(gen.start_ready)
                     m.d.sync += [written.eq(0), counters.generate_cycles.eq(counters.generate_cycles + 1)]
                     with m.If(gen.start_ready):
                         with m.If(at_split):
                             m.d.sync += [passed.eq(passed + 1), holding.eq(0)]
-                        m.next = "GENERATE"
-            with m.State("GENERATE"):
+                        with m.If(ply == bottom):
+                            m.next = "LEAVE"
+                        with m.Else():
+                            m.next = "GENERATE"
+            with m.State("ROOT"):           # depth 1: the root's own moves, counted at once
+                if self.count_leaves:
+                    m.d.comb += rooting.eq(1)
+                m.next = "BACK"
+            with m.State("GENERATE"):       # a ply above the bottom: its legal moves into its list
                 m.d.sync += counters.generate_cycles.eq(counters.generate_cycles + 1)
-                with m.If(moves.valid & ~leaf):
+                with m.If(moves.valid):
                     m.d.comb += lists.write.eq(1)
                     m.d.sync += written.eq(written + 1)
-                with m.If(leaf):
-                    with m.If(gen.board_free):
-                        m.next = "BACK"
-                with m.Elif(gen.done):
+                with m.If(gen.done):
                     m.d.sync += [counts[ply].eq(gen.counters.moves), indices[ply].eq(0),
                                  counters.interior.eq(counters.interior + 1)]
                     m.next = "NEXT"
+            with m.State("LEAVE"):          # the bottom ply: go on once the generator holds the board
+                m.d.sync += counters.generate_cycles.eq(counters.generate_cycles + 1)
+                with m.If(gen.board_free):
+                    m.next = "BACK"
             with m.State("NEXT"):           # the next move of this ply, read from its list
                 remaining = counts[ply] - indices[ply]
                 with m.If(remaining == 0):
@@ -256,7 +299,7 @@ class PerftEngine(wiring.Component):
                 with m.If(~applier.busy):
                     m.next = "NEXT"
             with m.State("DONE"):           # the last moves counted
-                with m.If(~gen.busy):
+                with m.If(~gen.busy & ~counter_busy):
                     m.d.comb += self.done.eq(1)
                     m.next = "IDLE"
         m.d.comb += self.busy.eq(~idle)
@@ -274,11 +317,12 @@ class PerftArray(wiring.Component):
     made (one cycle per engine).
     """
 
-    def __init__(self, layout="dense", core="walker", engines=1, max_depth=8, split_ply=SPLIT_PLY):
+    def __init__(self, layout="dense", core="walker", engines=1, max_depth=8, split_ply=SPLIT_PLY, count_leaves=True):
         if engines < 1:
             raise ValueError("a perft array needs at least one engine")
         self.layout, self.core, self.max_depth, self.split_ply = layout, core, max_depth, split_ply
-        self.engines = [PerftEngine(layout, core, max_depth, split_ply) for _ in range(engines)]
+        self.count_leaves = count_leaves
+        self.engines = [PerftEngine(layout, core, max_depth, split_ply, count_leaves) for _ in range(engines)]
         super().__init__({
             "load": In(LoadSignature()),
             "depth": In(range(max_depth + 1)),
@@ -295,14 +339,17 @@ class PerftArray(wiring.Component):
             m.submodules[f"engine{index}"] = engine
         wiring.connect(m, wiring.flipped(self.load), *[engine.load for engine in engines])
 
-        # the dispatcher: the next task's number, to the lowest-numbered engine asking
-        next_task = Signal(task_bits(self.split_ply))
-        granted = Signal(1)
-        for engine in engines:
-            m.d.comb += [engine.task.index.eq(next_task), engine.task.grant.eq(engine.task.request & ~granted)]
-            granted = granted | engine.task.request
-        with m.If(granted):
-            m.d.sync += next_task.eq(next_task + 1)
+        # the dispatcher, from registers: the lowest-numbered engine asking gets the next task's
+        # number a cycle later (the engine granted in a cycle is still asking in it: left out)
+        next_task, number = Signal(task_bits(self.split_ply)), Signal(task_bits(self.split_ply))
+        grant = Signal(len(engines))
+        asking = Signal(len(engines))
+        m.d.comb += asking.eq(Cat(engine.task.request for engine in engines) & ~grant)
+        m.d.sync += grant.eq(asking & (~asking + 1)[:len(engines)])
+        with m.If(asking.any()):
+            m.d.sync += [number.eq(next_task), next_task.eq(next_task + 1)]
+        for index, engine in enumerate(engines):
+            m.d.comb += [engine.task.grant.eq(grant[index]), engine.task.index.eq(number)]
 
         idle = Signal(1)
         m.d.comb += self.busy.eq(~idle)
@@ -318,8 +365,14 @@ class PerftArray(wiring.Component):
         summing = Signal(range(len(engines)))
         counters = Signal(PerftCounters)
         m.d.comb += self.counters.eq(counters)
+        # the engines start a cycle after the array, from a register: each engine's start fans out
+        # to its whole walk, and in a large array the engines lie far apart
+        go, depth = Signal(1), Signal.like(self.depth)
+        m.d.sync += go.eq(self.start & idle)
+        with m.If(self.start & idle):
+            m.d.sync += depth.eq(self.depth)
         for index, engine in enumerate(engines):
-            m.d.comb += [engine.depth.eq(self.depth), engine.start.eq(self.start & idle)]
+            m.d.comb += [engine.depth.eq(depth), engine.start.eq(go)]
             with m.If(engine.done):
                 m.d.sync += finished[index].eq(1)
         addend = Array(engine.counters for engine in engines)[summing]
@@ -331,10 +384,11 @@ class PerftArray(wiring.Component):
                                  counters.eq(0), counters.cycles.eq(1)]
                     m.next = "WALK"
             with m.State("WALK"):
-                with m.If(finished.all()):
+                with m.If(finished.all() & ~go):
                     m.next = "SUM"
             with m.State("SUM"):            # one engine's counters a cycle
-                for name in ("nodes", "generate_cycles", "apply_cycles", "interior", "engine_cycles"):
+                for name in ("nodes", "generate_cycles", "apply_cycles", "interior", "leaf_parents",
+                             "engine_cycles"):
                     m.d.sync += counters[name].eq(counters[name] + addend[name])
                 m.d.sync += summing.eq(summing + 1)
                 with m.If(summing == len(engines) - 1):

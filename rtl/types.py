@@ -63,7 +63,8 @@ class PerftCounters(data.Struct):
     cycles: PERFT_COUNTER_WIDTH         # from the cycle start is taken until done
     generate_cycles: PERFT_COUNTER_WIDTH    # waiting on the generator, the legality setup included
     apply_cycles: PERFT_COUNTER_WIDTH   # making and unmaking
-    interior: PERFT_COUNTER_WIDTH       # nodes above the last ply: the generations that stored moves
+    interior: PERFT_COUNTER_WIDTH       # the generations that stored moves (the plies above the bottom)
+    leaf_parents: PERFT_COUNTER_WIDTH   # the positions whose legal moves the leaf counter counted at once
     engine_cycles: PERFT_COUNTER_WIDTH  # the engines' busy cycles, summed (one engine: ``cycles``)
 
 

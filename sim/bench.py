@@ -105,14 +105,33 @@ PERFT_BENCH = (
     ("CPW position 3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 5, 674_624),
 )
 PYTHON_CHESS_DEPTH_DROP = 2     # python-chess is timed two plies shallower (seconds, not minutes)
-STOCKFISH_RUNS = 3              # Stockfish's best of three (a depth-5 perft takes milliseconds)
+PEER_RUNS = 3                   # the CPU perfts' best of three (a depth-5 perft takes milliseconds)
 
 
-def hardware_perft_rows(arrays, fmax, stockfish=None, progress=None):
+def _peer_row(name, path, fen, depth, largest):
+    """One CPU perft program's measurement of a bench tree (``name``: "stockfish" or
+    "gigantua"), with the largest array's projection's ratio to it."""
+    from .gigantua import GigantuaError, gigantua_perft
+    from .stockfish import StockfishError, stockfish_perft
+    try:
+        if name == "stockfish":
+            runs = [stockfish_perft(fen, depth, path) for _ in range(PEER_RUNS)]
+            nodes, seconds, version, clock = min(runs, key=lambda r: r[1])
+        else:
+            nodes, seconds, clock = gigantua_perft(fen, depth, path, runs=PEER_RUNS)
+            version = "Gigantua"
+    except (StockfishError, GigantuaError) as error:
+        return {"error": str(error)}
+    rate = nodes / seconds
+    return {"version": version, "nodes": nodes, "seconds": round(seconds, 6), "clock": clock,
+            "nodes_per_s": round(rate), "ratio": largest and round(largest / rate, 3)}
+
+
+def hardware_perft_rows(arrays, fmax, peers=None, progress=None):
     """Per PERFT_BENCH position: each array's nodes and cycles (cycle-accurate simulation)
     and projected nodes/s (nodes x ``fmax[engines]`` MHz / cycles), python-chess's nodes/s,
-    and Stockfish's (``stockfish``: its path, or None) with the largest array's ratio to it."""
-    from .stockfish import StockfishError, stockfish_perft
+    and each CPU perft program's in ``peers`` ({"stockfish": path, "gigantua": path}, a path
+    None where it is absent) with the largest array's ratio to it."""
     from .hwperft import projected_nodes_per_second
     rows = []
     for name, fen, depth, published in PERFT_BENCH:
@@ -122,6 +141,7 @@ def hardware_perft_rows(arrays, fmax, stockfish=None, progress=None):
             run = array.perft(board, depth)
             projected = projected_nodes_per_second(run.nodes, run.cycles, fmax.get(array.engines))
             row["arrays"].append({"engines": array.engines, "nodes": run.nodes, "cycles": run.cycles,
+                                  "nodes_per_cycle": round(run.nodes / run.cycles, 3),
                                   "balance": round(run.balance, 4), "fmax_mhz": fmax.get(array.engines),
                                   "projected_nodes_per_s": projected and round(projected),
                                   "simulation_seconds": round(run.seconds, 2)})
@@ -130,16 +150,8 @@ def hardware_perft_rows(arrays, fmax, stockfish=None, progress=None):
         shallow = depth - PYTHON_CHESS_DEPTH_DROP
         nodes, seconds = _timed(python_chess_perft, board.copy(), shallow)
         row["python_chess"] = {"depth": shallow, "nodes": nodes, "nodes_per_s": round(nodes / seconds)}
-        if stockfish:
-            try:
-                runs = [stockfish_perft(fen, depth, stockfish) for _ in range(STOCKFISH_RUNS)]
-            except StockfishError as error:
-                row["stockfish"] = {"error": str(error)}
-            else:
-                nodes, seconds, version, clock = min(runs, key=lambda r: r[1])
-                row["stockfish"] = {"version": version, "nodes": nodes, "seconds": round(seconds, 4),
-                                    "clock": clock, "nodes_per_s": round(nodes / seconds)}
-                largest = row["arrays"][-1]["projected_nodes_per_s"]
-                row["ratio"] = largest and round(largest / row["stockfish"]["nodes_per_s"], 3)
-        rows.append(row)
+        largest = row["arrays"][-1]["projected_nodes_per_s"]
+        for peer, path in (peers or {}).items():
+            if path:
+                row[peer] = _peer_row(peer, path, fen, depth, largest)
     return rows

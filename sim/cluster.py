@@ -142,14 +142,14 @@ def _compare_task(index, fens, backend_name, layout, core, ready, seed, legal):
     return summary, summary.cycles
 
 
-def _hardware_perft_task(fen, depth, backend, layout, core, engines, max_depth):
+def _hardware_perft_task(fen, depth, settings):
     from .hwperft import HardwarePerft
 
     def make():
-        array = HardwarePerft(backend, layout, core, engines=engines, max_depth=max_depth)
+        array = HardwarePerft(**settings)       # the client's array: engines, core, layout, leaf counter
         array.prepare()
         return array
-    run = _kept_one("arrays", (backend, layout, core, engines, max_depth), make).perft(chess.Board(fen), depth)
+    run = _kept_one("arrays", tuple(sorted(settings.items())), make).perft(chess.Board(fen), depth)
     return run.counters, run.cycles
 
 
@@ -298,14 +298,12 @@ class Session:
         start = time.perf_counter()
         array.check_depth(depth)
         array.prepare()         # built here, before the workers load it
-        backend, layout, core, engines = array.name, array.layout, array.core, array.engines
-        generator = get_backend(backend, layout, core, log=log, legal=True)
+        generator = get_backend(array.name, array.layout, array.core, log=log, legal=True)
 
         def moves_of(node):
             return [move.to_chess() for move in generator.generate(node).moves]
         ply, nodes = self._split(board, depth, divide, ply, moves_of)
-        tasks = [(_hardware_perft_task, (fen, depth - ply, backend, layout, core, engines, array.max_depth))
-                 for _, fen in nodes] if depth > ply else []
+        tasks = [(_hardware_perft_task, (fen, depth - ply, array.settings)) for _, fen in nodes] if depth > ply else []
         if total:
             total(len(tasks))
         results, stats = self.gather(tasks, progress)
@@ -313,7 +311,8 @@ class Session:
         leaves = [result["nodes"] for result in results] if depth > ply else [1] * len(nodes)
         counters["nodes"] = sum(leaves)
         counts = _per_root_move(moves_of(board), nodes, leaves) if divide else []
-        run = PerftRun(counters["nodes"], counters["cycles"], counters, time.perf_counter() - start, engines, counts)
+        run = PerftRun(counters["nodes"], counters["cycles"], counters, time.perf_counter() - start, array.engines,
+                       counts)
         return run, self.report(stats, len(tasks), split_ply=ply)
 
     def perft(self, chosen, board, depth, divide=False, ply=None, progress=None, total=None):

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 import chess
 
 from .backends import get_backend
-from .model import Position, cycle_bound, generate, work
+from .model import Position, cycle_bound, echo_fen, generate, work
 from .perft import legal_moves
 
 __all__ = ["Mismatch", "Summary", "check", "compare", "batches", "check_batch", "prepare_backend", "CHUNK"]
@@ -85,7 +85,7 @@ def check(board, hardware, model, core="walker", legal=False):
     the model's and the hardware's legal streams, and python-chess's legal moves)."""
     def mismatch(reason, index=None):
         hw, md = hardware.uci(), model.uci()
-        return Mismatch(board.fen(), reason, index,
+        return Mismatch(echo_fen(board), reason, index,
                         hw[index] if index is not None and index < len(hw) else None,
                         md[index] if index is not None and index < len(md) else None, hw, md)
 
@@ -150,7 +150,7 @@ def check_batch(index, fens, backend_name, layout, core, ready=1.0, seed=1, lega
 
 def batches(boards):
     """The work of a compare: (index, FENs) per batch of CHUNK positions."""
-    fens = [board.fen() for board in boards]
+    fens = [echo_fen(board) for board in boards]     # the workers rebuild exactly these positions
     return list(enumerate(fens[i:i + CHUNK] for i in range(0, len(fens), CHUNK)))
 
 

@@ -26,10 +26,10 @@ from ..rtl.types import (BoardState, CycleSample, PLANES, PLANE_BYTES, POSITION_
 from . import trace as cycle_trace
 from .model import Generation
 from .toolchain import ToolMissing, cache_dir, cxx_compiler, tool
-from .wire import board_bytes, counters_from_word, move_from_word, position_bytes
+from .wire import board_bytes, counters_from_word, move_from_word, position_bytes, word_from_move
 
-__all__ = ["BackendUnavailable", "build_model", "build_perft_model", "CxxrtlBackend", "CxxrtlPerft", "DEFAULT_CXXFLAGS",
-           "builds", "use_builds"]
+__all__ = ["BackendUnavailable", "build_model", "build_perft_model", "build_leafcount_model", "CxxrtlBackend",
+           "CxxrtlPerft", "CxxrtlLeafCounter", "DEFAULT_CXXFLAGS", "builds", "use_builds"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # Everything here keeps write_cxxrtl at one eval per clock: opt without -nodffe/-nosdff
@@ -49,69 +49,100 @@ class BackendUnavailable(RuntimeError):
 
 
 def _rtlil(design, copies=()):
-    """The design's RTLIL, named ``top``; ``copies``: names of its submodules that are
-    identical instances of one elaboratable, simulated as one C++ class (see
-    :func:`_share_copies`)."""
+    """The design's RTLIL, named ``top``, with its shareable submodules shared (see
+    :func:`_share_identical`); ``copies``: names of top-level submodules that are identical
+    instances of one elaboratable (a perft array's engines), which must all be shared."""
     from amaranth.back import rtlil
     text = rtlil.convert(design, name="top")
     # Source locations would tie the cache key to where the package is installed; the
     # generator's name would sit between modules.
     text = "\n".join(line for line in text.splitlines()
                      if not line.lstrip().startswith(("attribute \\src", "attribute \\generator")))
-    return _share_copies(text, copies) if copies else text
+    return _share_identical(text, copies)
 
 
 _PORT = re.compile(r"port\$(\d+)\$")      # Amaranth's names for ports it adds: numbered design-wide
+_CELL = re.compile(r"(?m)^  cell (\\\S+) (\\\S+)\n")
+_CONNECT = re.compile(r"(?m)^(    connect \\)port\$(\d+)\$")
 
 
-def _share_copies(text, names):
-    """RTLIL where the submodules ``names[1:]`` of ``top`` instantiate ``names[0]``'s module.
+def _share_identical(text, copies=()):
+    """RTLIL where identical submodules are one module, instantiated where each was.
 
-    Amaranth writes a module tree per instance, so N engines would be compiled N times
-    (and flattened into one function g++ takes minutes over). Each copy's tree is checked
-    to be the first's, text for text once renamed (its name, and the numbers of the ports
-    Amaranth adds), and dropped; the first is kept as its own hierarchy level
-    (``keep_hierarchy``), so CXXRTL makes it one class.
+    Amaranth writes a module per instance, so a design that repeats a unit (a perft array's
+    engines, the leaf counter's board permutations, :data:`hwmovegen.rtl.bitboards.SHARED`)
+    would be compiled as often as it occurs, flattened into one function g++ takes minutes
+    (for the counter's wiring, a quarter of an hour) over. The candidates are the submodules
+    named with that prefix and the top-level ``copies``; from the deepest up, each candidate's
+    tree (its module and the descendants that are not candidates themselves), with its own
+    name, the numbers of the ports Amaranth adds and the shared modules it instantiates
+    normalised, is compared with the others'. A copy is dropped with its tree, its instances
+    pointed at the first, whose hierarchy is kept (``keep_hierarchy``), so that CXXRTL makes
+    one class of it. The ``copies`` must all turn out identical.
     """
-    blocks = re.split(r"(?m)^(?=module )", text)
+    from ..rtl.bitboards import SHARED
+    head, *blocks = re.split(r"(?m)^(?=module )", text)
+    names = [block.split("\n", 1)[0].split()[1] for block in blocks]
+    modules = dict(zip(names, blocks))
+    wanted = [f"\\top.{name}" for name in copies]
+    candidates = [name for name in names if name.rsplit(".", 1)[-1].startswith(SHARED) or name in wanted]
+    candidates.sort(key=lambda name: -name.count("."))
+    is_candidate = set(candidates)
+    replaced = {}           # a dropped copy -> (the module kept, its port numbers -> the kept module's)
+    kept = {}               # normalised tree -> (module, its port numbers -> their order)
+    token = {}              # a kept module -> its name in normalised text
+
+    def pointed(block, renaming):
+        """``block`` with its cells of dropped copies instantiating the kept modules (named
+        ``renaming(kept module)``), their port numbers changed to the kept module's."""
+        out, position = [], 0
+        for match in _CELL.finditer(block):
+            module = match[1]
+            if module in replaced:
+                first, renumber = replaced[module]
+                end = block.index("  end\n", match.start())
+                cell = _CONNECT.sub(lambda m: f"{m[1]}port${renumber[m[2]]}$", block[match.end():end])
+                out += [block[position:match.start()], f"  cell {renaming(first)} {match[2]}\n", cell]
+                position = end
+            elif module in token and renaming(module) != module:
+                out += [block[position:match.start()], f"  cell {renaming(module)} {match[2]}\n"]
+                position = match.end()
+        return "".join(out) + block[position:]
 
     def tree(name):
-        return [block for block in blocks if block.startswith((f"module \\top.{name}\n", f"module \\top.{name}."))]
+        return [n for n in names if n == name or (n.startswith(name + ".") and not _inside_candidate(n, name))]
 
-    def numbering(name):
+    def _inside_candidate(n, root):
+        parts = n[len(root) + 1:].split(".")
+        return any(f"{root}.{'.'.join(parts[:i + 1])}" in is_candidate for i in range(len(parts)))
+
+    for name in candidates:
+        text_ = "".join(pointed(modules[n], lambda module: token.get(module, module)).rstrip() + "\n"
+                        for n in tree(name))
+        text_ = text_.replace(name + ".", "#.").replace(name + "\n", "#\n")
         order = {}
-        for number in _PORT.findall("".join(tree(name))):
+        for number in _PORT.findall(text_):
             order.setdefault(number, len(order))
-        return order
-
-    def normal(name):
-        order = numbering(name)
-        return [_PORT.sub(lambda match: f"port$#{order[match[1]]}$", block.replace(f"\\top.{name}", "\\top.#")).rstrip()
-                for block in tree(name)]
-
-    first, *others = names
-    prototype, first_numbers = normal(first), {index: number for number, index in numbering(first).items()}
-    cells = {}
-    for name in others:
-        if normal(name) != prototype:
-            raise RuntimeError(f"submodule {name} is not a copy of {first}: cannot share its simulation")
-        order = numbering(name)
-        cells[name] = lambda match, order=order: f"port${first_numbers[order[match[1]]]}$"
-    dropped = {id(block) for name in others for block in tree(name)}
-    out = []
-    for block in blocks:
-        if id(block) in dropped:
+        normal = _PORT.sub(lambda m: f"port$#{order[m[1]]}$", text_)
+        if normal in kept:
+            first, first_order = kept[normal]
+            number_at = {index: number for number, index in first_order.items()}
+            replaced[name] = (first, {number: number_at[index] for number, index in order.items()})
+        else:
+            kept[normal] = (name, order)
+            token[name] = f"@{len(token)}"
+    if wanted:
+        for name in wanted[1:]:
+            if replaced.get(name, (None,))[0] != wanted[0]:
+                raise RuntimeError(f"submodule {name[5:]} is not a copy of {copies[0]}: cannot share its simulation")
+    shared = {first for first, _ in replaced.values()}
+    dropped = {n for name in replaced for n in tree(name)}
+    out = [head]
+    for name, block in zip(names, blocks):
+        if name in dropped:
             continue
-        if block.startswith(f"module \\top.{first}\n"):
-            block = "attribute \\keep_hierarchy 1\n" + block
-        if block.startswith("module \\top\n"):
-            for name, renumber in cells.items():
-                head = f"  cell \\top.{name} \\{name}\n"
-                start = block.index(head)
-                end = block.index("  end\n", start)
-                cell = _PORT.sub(renumber, block[start:end]).replace(head, f"  cell \\top.{first} \\{name}\n")
-                block = block[:start] + cell + block[end:]
-        out.append(block)
+        block = pointed(block, lambda module: module)
+        out.append("attribute \\keep_hierarchy 1\n" + block if name in shared else block)
     return "".join(out)
 
 
@@ -142,14 +173,22 @@ def build_model(layout="dense", core="walker", log=None, legal=False):
                     f"the {core} core{' with the legality stage' if legal else ''}, {layout} layout", log)
 
 
-def build_perft_model(layout="dense", core="walker", engines=1, max_depth=8, log=None):
+def build_perft_model(layout="dense", core="walker", engines=1, max_depth=8, log=None, count_leaves=True):
     """Path of the compiled shared library of a :class:`~hwmovegen.rtl.perft.PerftArray`."""
     from ..rtl.perft import PerftArray
-    return _compile(f"perft{engines}x{max_depth}-{core}-{layout}", "perft_driver.cc",
-                    lambda: _rtlil(PerftArray(layout, core, engines=engines, max_depth=max_depth),
+    kind = "" if count_leaves else "-streamed"
+    return _compile(f"perft{engines}x{max_depth}{kind}-{core}-{layout}", "perft_driver.cc",
+                    lambda: _rtlil(PerftArray(layout, core, engines=engines, max_depth=max_depth,
+                                              count_leaves=count_leaves),
                                   copies=[f"engine{index}" for index in range(engines)] if engines > 1 else ()),
                     f"the perft array ({engines} engine{'s' if engines > 1 else ''}, {core} core, "
-                    f"{layout} layout)", log)
+                    f"{layout} layout{'' if count_leaves else ', the last ply streamed'})", log)
+
+
+def build_leafcount_model(log=None):
+    """Path of the compiled shared library of a :class:`~hwmovegen.rtl.leafcount.LeafCounterTop`."""
+    from ..rtl.leafcount import LeafCounterTop
+    return _compile("leafcount", "leafcount_driver.cc", lambda: _rtlil(LeafCounterTop()), "the leaf counter", log)
 
 
 _BUILDS = {}        # design name -> the library this process found or built (recorded only)
@@ -378,15 +417,16 @@ class CxxrtlPerft:
     name = "cxxrtl"
     SLICE = 2_000_000           # cycles per call into C++, between progress updates
 
-    def __init__(self, layout="dense", core="walker", engines=1, max_depth=8, log=None):
+    def __init__(self, layout="dense", core="walker", engines=1, max_depth=8, log=None, count_leaves=True):
         self.layout, self.core, self.engines, self.max_depth = layout, core, engines, max_depth
+        self.count_leaves = count_leaves
         self.log = log
         self._lib = self._handle = None
 
     def prepare(self):
         if self._handle is None:
             lib = ctypes.CDLL(str(build_perft_model(self.layout, self.core, self.engines, self.max_depth,
-                                                    log=self.log)))
+                                                    log=self.log, count_leaves=self.count_leaves)))
             lib.hwmg_create.restype = ctypes.c_void_p
             lib.hwmg_create.argtypes = [ctypes.c_uint64]
             lib.hwmg_destroy.argtypes = [ctypes.c_void_p]
@@ -413,3 +453,52 @@ class CxxrtlPerft:
                 progress(self.SLICE)
             if status:
                 return unpack(PerftCounters, sum(word << (32 * i) for i, word in enumerate(words)))
+
+
+class CxxrtlLeafCounter:
+    """A :class:`~hwmovegen.rtl.leafcount.LeafCounter` compiled with CXXRTL: positions loaded
+    one after another, each followed by its moves one a cycle."""
+    name = "cxxrtl"
+    NULL = 1 << 31              # a move word that counts the position itself (the counter's ``null``)
+
+    def __init__(self, log=None):
+        self.log = log
+        self._lib = self._handle = None
+
+    def prepare(self):
+        if self._handle is None:
+            lib = ctypes.CDLL(str(build_leafcount_model(log=self.log)))
+            lib.hwmg_create.restype = ctypes.c_void_p
+            lib.hwmg_create.argtypes = [ctypes.c_uint64]
+            lib.hwmg_destroy.argtypes = [ctypes.c_void_p]
+            lib.hwmg_clock_cycles.restype = ctypes.c_uint64
+            lib.hwmg_clock_cycles.argtypes = [ctypes.c_void_p]
+            lib.hwmg_count.restype = ctypes.c_long
+            lib.hwmg_count.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p,
+                                       ctypes.c_void_p, ctypes.c_void_p]
+            self._lib, self._handle = lib, lib.hwmg_create(0)
+
+    def __del__(self):
+        if self._handle is not None and self._lib is not None:
+            self._lib.hwmg_destroy(self._handle)
+            self._handle = None
+
+    def count(self, jobs):
+        """Per job ``(image, moves)`` (a position image and a list of model Moves, None for the
+        position itself), the counts in the same shape."""
+        self.prepare()
+        words = [self.NULL if move is None else word_from_move(move) for _, moves in jobs for move in moves]
+        blob = b"".join(image for image, _ in jobs)
+        counts = (ctypes.c_int * len(jobs))(*[len(moves) for _, moves in jobs])
+        moves = (ctypes.c_uint32 * max(len(words), 1))(*words)
+        out = (ctypes.c_uint32 * max(len(words), 1))()
+        taken = self._lib.hwmg_count(self._handle, len(jobs), blob, counts, moves, out)
+        if taken < 0:
+            raise RuntimeError("the leaf counter's model needs more than one eval per cycle")
+        if taken != len(words):
+            raise RuntimeError(f"the leaf counter gave {taken} counts for {len(words)} moves")
+        result, offset = [], 0
+        for _, job_moves in jobs:
+            result.append(list(out[offset:offset + len(job_moves)]))
+            offset += len(job_moves)
+        return result

@@ -13,7 +13,7 @@ from importlib import resources
 
 import chess
 
-from .model import PositionError, check_board, parse_fen
+from .model import PositionError, check_board, echo_fen, parse_fen
 
 __all__ = ["EpdRecord", "read_epd", "read_epd_files", "parse_epd_line", "bundled_suites", "bundled_path",
            "cpw_records"]
@@ -75,7 +75,7 @@ def parse_epd_line(line):
         ops = {opcode: _operand_text(board, value) for opcode, value in parsed.items()}
     depths = {int(_DEPTH.match(op).group(1)): int(value) for op, value in ops.items()
               if _DEPTH.match(op) and str(value).isdigit()}
-    return EpdRecord(board.fen(), board, depths, str(ops.get("id", "")), ops)
+    return EpdRecord(echo_fen(board), board, depths, str(ops.get("id", "")), ops)
 
 
 def read_epd(path):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import chess
 
-from .model import FAST_EMPTY, FAST_LATENCY
+from .model import FAST_EMPTY, FAST_LATENCY, echo_fen
 from .toolchain import ToolMissing, tool
 
 __all__ = ["PROPERTIES", "ENGINE", "ENGINES", "Spec", "FormalResult", "run_property", "read_vcd", "position_fen",
@@ -339,4 +339,4 @@ def position_fen(signals, prefix="board"):
     board.castling_rights = sum(1 << square for bit, square in enumerate((chess.H1, chess.A1, chess.H8, chess.A8))
                                 if fields["castling"] >> bit & 1)
     board.ep_square = fields["ep_square"] if fields["ep_valid"] else None
-    return board.fen(en_passant="fen")
+    return echo_fen(board)

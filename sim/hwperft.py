@@ -44,9 +44,9 @@ class PysimPerft:
     testbenches (``watchers``, ``async def watcher(ctx)``) that observe the walk."""
     name = "pysim"
 
-    def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH):
+    def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH, count_leaves=True):
         from ..rtl.perft import PerftArray
-        self.dut = PerftArray(layout, core, engines=engines, max_depth=max_depth)
+        self.dut = PerftArray(layout, core, engines=engines, max_depth=max_depth, count_leaves=count_leaves)
 
     def run(self, board, depth, progress=None, watchers=()):
         """The PerftCounters (a dict) of a walk of ``depth`` plies below ``board``."""
@@ -82,9 +82,10 @@ def _counter_names():
 class _CxxrtlPerft:
     name = "cxxrtl"
 
-    def __init__(self, layout, core, engines, max_depth, log):
+    def __init__(self, layout, core, engines, max_depth, log, count_leaves):
         from .cxxrtl import CxxrtlPerft
-        self.array = CxxrtlPerft(layout, core, engines=engines, max_depth=max_depth, log=log)
+        self.array = CxxrtlPerft(layout, core, engines=engines, max_depth=max_depth, log=log,
+                                 count_leaves=count_leaves)
 
     def prepare(self):
         self.array.prepare()
@@ -94,16 +95,26 @@ class _CxxrtlPerft:
 
 
 class HardwarePerft:
-    """A PerftArray of ``engines`` engines on a simulation ``backend`` (cxxrtl or pysim)."""
+    """A PerftArray of ``engines`` engines on a simulation ``backend`` (cxxrtl or pysim);
+    ``count_leaves``: the engines count the last ply with the leaf counter (without it, the
+    UP5K's engine, they stream it)."""
 
-    def __init__(self, backend="cxxrtl", layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH, log=None):
+    def __init__(self, backend="cxxrtl", layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH, log=None,
+                 count_leaves=True):
         if backend == "cxxrtl":
-            self._sim = _CxxrtlPerft(layout, core, engines, max_depth, log)
+            self._sim = _CxxrtlPerft(layout, core, engines, max_depth, log, count_leaves)
         elif backend == "pysim":
-            self._sim = PysimPerft(layout, core, engines, max_depth)
+            self._sim = PysimPerft(layout, core, engines, max_depth, count_leaves)
         else:
             raise KeyError(f"perft in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
         self.name, self.layout, self.core, self.engines, self.max_depth = backend, layout, core, engines, max_depth
+        self.count_leaves = count_leaves
+
+    @property
+    def settings(self):
+        """What builds this array again elsewhere (a cluster's workers): ``HardwarePerft(**settings)``."""
+        return {"backend": self.name, "layout": self.layout, "core": self.core, "engines": self.engines,
+                "max_depth": self.max_depth, "count_leaves": self.count_leaves}
 
     def prepare(self):
         """Build (or find in the cache) the compiled model."""

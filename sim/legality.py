@@ -11,7 +11,7 @@ costs nothing extra.
 
 from ..tables import TableKind, rays
 
-__all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "LEGAL_SETUP"]
+__all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "LEGAL_SETUP", "make_squares"]
 
 LEGAL_SETUP = 16        # the legality stage's setup: start, then the ranks one a cycle, up and back down
 
@@ -45,7 +45,7 @@ def attacked(squares, square, by_black):
     return any(holds(behind + side, (_PAWN,)) for side in (-1, 1) if 0 <= (square & 7) + side < 8)
 
 
-def _make(squares, move, black):
+def make_squares(squares, move, black):
     """The squares after ``move`` by the side ``black`` (castling moves the rook too)."""
     after = list(squares)
     piece = after[move.frm]
@@ -69,7 +69,7 @@ def king_safe_after(position, move):
         path = (move.frm, (move.frm + move.to) // 2)    # not from check, not through an attack
         if any(attacked(squares, square, not black) for square in path):
             return False
-    after = _make(squares, move, black)
+    after = make_squares(squares, move, black)
     king = next(s for s, code in enumerate(after) if code == (_KING | (8 if black else 0)))
     return not attacked(after, king, not black)
 

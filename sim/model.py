@@ -20,28 +20,38 @@ from dataclasses import dataclass, field
 
 import chess
 
-from ..tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code
-from .legality import legal_moves, setup_cycles
+from ..tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code, rights_kept
+from .legality import king_safe_after, legal_moves, make_squares, setup_cycles
 
 __all__ = ["Move", "Position", "PositionError", "Generation", "generate", "PROMOTION_ORDER",
-           "check_board", "parse_fen", "cycle_bound", "work", "CORE_NAMES"]
+           "check_board", "echo_fen", "parse_fen", "cycle_bound", "work", "CORE_NAMES", "leaf_count"]
 
 PROMOTION_ORDER = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 
-# board.status() problems that make generation meaningless. Other problems
-# (too many pieces, too many checkers, uncleaned castling rights) leave a
-# position that can still be generated and are accepted.
+# board.status() problems refused: those that make generation meaningless, and those no game
+# can reach (more than 8 pawns or 16 pieces a side, more than two checkers, castling rights
+# without the king and that rook at home, which the hardware would otherwise drop unseen).
+# python-chess's STATUS_IMPOSSIBLE_CHECK is accepted: a check the last move cannot have given
+# (two sliders on one line, an en-passant square beside an older check) leaves generation well
+# defined, and the perft suite (B6b/8/8/8/2K5/5k2/8/b6B b - - 0 1) and the legality tests hold such
+# positions.
 _REJECTED_STATUS = (
     (chess.STATUS_EMPTY, "the board is empty"),
     (chess.STATUS_NO_WHITE_KING, "white has no king"),
     (chess.STATUS_NO_BLACK_KING, "black has no king"),
     (chess.STATUS_TOO_MANY_KINGS, "a side has more than one king"),
+    (chess.STATUS_TOO_MANY_WHITE_PAWNS, "white has more than 8 pawns"),
+    (chess.STATUS_TOO_MANY_BLACK_PAWNS, "black has more than 8 pawns"),
+    (chess.STATUS_TOO_MANY_WHITE_PIECES, "white has more than 16 pieces"),
+    (chess.STATUS_TOO_MANY_BLACK_PIECES, "black has more than 16 pieces"),
     (chess.STATUS_PAWNS_ON_BACKRANK, "pawns on the first or last rank"),
     (chess.STATUS_OPPOSITE_CHECK, "the side not to move is in check"),
+    (chess.STATUS_TOO_MANY_CHECKERS, "more than two pieces give check"),
     (chess.STATUS_INVALID_EP_SQUARE, "invalid en-passant square"),
 )
 
 _CASTLE_BITS = ((chess.BB_H1, 1), (chess.BB_A1, 2), (chess.BB_H8, 4), (chess.BB_A8, 8))
+_CASTLE_LETTERS = ((chess.BB_H1, "K"), (chess.BB_A1, "Q"), (chess.BB_H8, "k"), (chess.BB_A8, "q"))
 
 
 def castling_bits(board):
@@ -55,13 +65,25 @@ class PositionError(ValueError):
 
 
 def check_board(board):
-    """Raise :class:`PositionError` if generation is meaningless for ``board``."""
+    """Raise :class:`PositionError` if generation is meaningless for ``board`` or no game reaches it."""
     if board.chess960:
         raise PositionError("Chess960 positions are not supported")
     status = board.status()
     problems = [text for bit, text in _REJECTED_STATUS if status & bit]
+    if status & chess.STATUS_BAD_CASTLING_RIGHTS:
+        dropped = board.castling_rights & ~board.clean_castling_rights()
+        letters = "".join(letter for mask, letter in _CASTLE_LETTERS if dropped & mask)
+        problems.append(f"castling rights {letters or board.castling_xfen()} without the king and that rook "
+                        "on their squares")
     if problems:
         raise PositionError(f"impossible position: {'; '.join(problems)}")
+
+
+def echo_fen(board):
+    """The FEN of ``board`` as the hardware sees it: with its en-passant square whenever it has
+    one (python-chess's ``Board.fen()`` drops a square no legal capture can use, yet the
+    hardware holds it and may emit a pseudo-legal en-passant capture to it)."""
+    return board.fen(en_passant="fen")
 
 
 def parse_fen(fen):
@@ -127,6 +149,16 @@ class Position:
         ep = self.ep_square
         return {"white_to_move": int(self.white_to_move), "castling": self.castling,
                 "ep_valid": int(ep is not None), "ep_square": ep or 0}
+
+    def make(self, move):
+        """The position after ``move`` (a model Move of this position): the squares as
+        :func:`.legality.make_squares` leaves them, the side to move changed, the castling
+        rights of the squares the move leaves and reaches dropped, the en-passant square
+        behind a double push."""
+        squares = make_squares(self.squares, move, not self.white_to_move)
+        return Position(tuple(squares), not self.white_to_move,
+                        self.castling & rights_kept(move.frm) & rights_kept(move.to),
+                        (move.frm + move.to) // 2 if move.double else None)
 
     def own_squares(self):
         black = 0 if self.white_to_move else 8
@@ -264,3 +296,13 @@ def generate(position, layout="dense", legal=False):
                 addr = node.dir_addr
     result.steps = steps
     return result
+
+
+def leaf_count(position, move, layout="dense"):
+    """The leaves below a pseudo-legal ``move`` of ``position`` one ply on: the legal moves of
+    the position it leads to, or 0 if the move leaves its own king attacked (the rule the
+    hardware's :class:`~hwmovegen.rtl.leafcount.LeafCounter` follows, reached here by the
+    model's own method: make the move, walk the tables, test the king)."""
+    if not king_safe_after(position, move):
+        return 0
+    return len(generate(position.make(move), layout, legal=True).moves)

@@ -59,17 +59,21 @@ def _perft(board, depth, generate, legal=False):
     return total
 
 
-def divide(board, depth, generate, legal=False):
-    """Per-root-move node counts, in emission order: [(uci, nodes)]."""
+def divide(board, depth, generate, legal=False, progress=None):
+    """Per-root-move node counts, in emission order: [(uci, nodes)]. ``progress(done, total)``
+    is called as each root move's tree is counted."""
     board = board.copy(stack=False)
     result = []
-    for move in node_moves(board, generate, legal):
+    moves = node_moves(board, generate, legal)
+    for move in moves:
         if depth == 1:
             result.append((move.uci(), 1))
-            continue
-        board.push(move)
-        result.append((move.uci(), _perft(board, depth - 1, generate, legal)))
-        board.pop()
+        else:
+            board.push(move)
+            result.append((move.uci(), _perft(board, depth - 1, generate, legal)))
+            board.pop()
+        if progress:
+            progress(len(result), len(moves))
     return result
 
 

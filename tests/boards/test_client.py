@@ -170,6 +170,7 @@ def test_cli_board_sim_legal(capsys):
     assert line["legal"] is True and line["matches_model"] is True
     assert line["moves"] == generate(Position.from_fen(fen), legal=True).uci()
     assert "b5c6" not in line["moves"]
+    assert line["fen"] == fen       # the en-passant square the board was sent, though no legal move uses it
 
 
 def test_a_perft_board_walks_trees_alone():

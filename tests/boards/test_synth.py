@@ -88,7 +88,8 @@ def test_out_folder_checked_first(tmp_path, capsys):
     assert main(["synth", "--target", "ice40-up5k", "--out", str(blocker / "sub")]) == 2
     assert main(["build", "--board", "icebreaker", "--out", str(blocker)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and all(line.startswith("hwmovegen: error: --out") for line in err)
+    assert len(err) == 2 and all(line.startswith("hwmovegen: error: argument --out: ") for line in err)
+    assert all(line.endswith(f"{blocker} is not a folder") for line in err)
     assert time.perf_counter() - start < 5
 
 

@@ -85,6 +85,25 @@ def test_perft_json_and_divide(capsys):
     assert {line.split(":")[0] for line in lines[:48]} == {m.uci() for m in chess.Board(KIWIPETE).legal_moves}
 
 
+def test_the_echoed_fen_is_the_position_the_hardware_saw(capsys, tmp_path):
+    """An en-passant square no legal capture uses stays in every FEN echoed back (moves --json,
+    perft --json, a compare of the position, moves of an EPD file): fed back, it gives the same stream."""
+    fen = "8/8/8/KPp4r/8/8/8/4k3 w - c6 0 1"     # b5c6 is pseudo-legal, exposing the king
+    code, out, _ = run(capsys, "moves", "--fen", fen, "--json")
+    first = json.loads(out)
+    assert code == 0 and first["fen"] == fen and "b5c6" in first["moves"]
+    code, out, _ = run(capsys, "moves", "--fen", first["fen"], "--json")
+    assert json.loads(out) == first
+    code, out, _ = run(capsys, "perft", "--fen", fen, "--depth", "1", "--json")
+    assert code == 0 and json.loads(out)["fen"] == fen
+    epd = tmp_path / "ep.epd"
+    epd.write_text(fen + "\n" + fen + "\n")
+    code, out, _ = run(capsys, "moves", "--epd", str(epd))
+    assert code == 0 and out.splitlines()[0] == f"# {fen}"
+    code, out, _ = run(capsys, "compare", "--epd", str(epd), "--json")
+    assert code == 0 and json.loads(out)["moves"] == 2 * len(first["moves"])
+
+
 def test_perft_in_hardware(capsys):
     code, out, err = run(capsys, "perft", "--in-hardware", "--fen", KIWIPETE, "--depth", "3", "--engines", "3",
                          "--fmax", "50", "--json")
@@ -92,10 +111,11 @@ def test_perft_in_hardware(capsys):
     assert code == 0 and result["nodes"] == 97862 and result["in_hardware"] and result["engines"] == 3
     assert result["cycles"] == result["counters"]["cycles"] > 0 and err == ""
     assert result["projected_nodes_per_s"] == round(97862 * 50e6 / result["cycles"])
-    code, out, err = run(capsys, "perft", "--in-hardware", "--fen", KIWIPETE, "--depth", "2", "--divide")
+    code, out, err = run(capsys, "perft", "--in-hardware", "--fen", KIWIPETE, "--depth", "2", "--divide",
+                         "--engines", "3")
     lines = out.strip().splitlines()
     assert code == 0 and lines[-1] == "Nodes searched: 2039" and len(lines) == 48 + 2
-    assert "cycles on 1 engine" in err
+    assert "cycles on 3 engines" in err
 
 
 def test_json_names_the_backend_that_ran(capsys, monkeypatch):

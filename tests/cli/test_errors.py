@@ -1,10 +1,18 @@
-"""Bad input: one line on stderr, exit code 2, no traceback; failures of tools: one line, exit 1."""
+"""Bad input: one line on stderr, exit code 2, no traceback and no file left behind; failures of
+tools: one line, exit 1."""
 
+import importlib.util
+import os
+
+import chess
 import pytest
 
 from hwmovegen.cli import main
+from hwmovegen.cli.validate import LARGEST_ARRAY, MAX_ENGINES, check_engines, check_perft_depth
 
 from ..helpers import KIWIPETE
+
+NOT_WRITABLE = "/proc/hwmovegen"       # a folder no one can write into, root included
 
 
 def run(capsys, *argv):
@@ -13,52 +21,198 @@ def run(capsys, *argv):
     return code, out, err
 
 
+@pytest.fixture
+def places(tmp_path, monkeypatch):
+    """An empty working folder (made the current one) and, beside it, a file, a folder, a report
+    folder whose index.html is a folder, a build folder whose bitstream is a folder and an export
+    folder whose netlist is a folder. The cache is a folder of this test's own (a refused synth
+    keeps its verdict there)."""
+    root = tmp_path / "places"
+    (root / "cwd").mkdir(parents=True)
+    (root / "file").write_text("")
+    (root / "folder").mkdir()
+    (root / "page" / "index.html").mkdir(parents=True)
+    (root / "bits" / "hwmovegen-icebreaker.bin").mkdir(parents=True)
+    (root / "ip" / "movegen.v").mkdir(parents=True)
+    monkeypatch.chdir(root / "cwd")
+    monkeypatch.setenv("HWMOVEGEN_CACHE", str(tmp_path / "cache"))
+    return root
+
+
+def _tree(root):
+    return sorted(str(path.relative_to(root)) for path in root.rglob("*"))
+
+
+def refused(capsys, places, argv, message):
+    """Run ``argv`` ({file}, {folder}... name the places); it must be refused in one line with
+    exit code 2, print nothing on stdout and leave every folder as it was."""
+    argv = [arg.format(**{name: places / name for name in ("file", "folder", "page", "bits", "ip")}) for arg in argv]
+    before = _tree(places)
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "", (code, out, err)
+    assert len(err.splitlines()) == 1 and err.endswith("\n") and message in err, err
+    assert err.startswith("hwmovegen: error: ") and "Traceback" not in err
+    assert _tree(places) == before
+
+
+IMPOSSIBLE = [
+    ("4k3/pppppppp/pppppppp/pppppppp/8/8/8/4K3 w - - 0 1", "black has more than 8 pawns"),
+    ("qqqqkqqq/qqqqqqqq/qqqqqqqq/qqqqqqqq/8/8/8/4K3 w - - 0 1", "black has more than 16 pieces"),
+    ("4r2k/8/8/8/8/3n4/8/r3K3 w - - 0 1", "more than two pieces give check"),
+    ("4k3/8/8/8/8/8/8/4K3 w K - 0 1", "castling rights K without the king and that rook"),
+]
+
+
 @pytest.mark.parametrize("argv, message", [
+    # positions
     (["moves", "--fen", "rnbqkbnr/pppppppp/8/8 w"], "bad FEN"),
     (["moves", "--fen", "8/8/8/8/8/8/8/K7 w - - 0 1"], "no king"),
     (["moves", "--fen", "k7/8/8/8/8/8/8/K6r b - - 0 1"], "in check"),
+    *[(["moves", "--fen", fen], problem) for fen, problem in IMPOSSIBLE],
+    *[(["perft", "--depth", "1", "--fen", fen], problem) for fen, problem in IMPOSSIBLE],
+    (["board", "--sim", "--fen", IMPOSSIBLE[3][0]], "castling rights"),
     (["moves", "--epd", "/nonexistent/file.epd"], "cannot read EPD"),
+    (["moves", "--epd", "{folder}"], "cannot read EPD"),
     (["moves", "--backend", "nonsense"], "invalid choice"),
     (["moves", "--layout", "nonsense"], "invalid choice"),
     (["moves", "--core", "nonsense"], "invalid choice"),
     (["moves", "--fen", KIWIPETE, "--epd", "x.epd"], "not both"),
+    # output paths: checked before any work, nothing made
+    (["moves", "--backend", "pysim", "--vcd", "{folder}"], "is a folder, not a file"),
+    (["moves", "--backend", "pysim", "--vcd", "{folder}/missing/x.vcd"], "does not exist"),
+    (["moves", "--backend", "pysim", "--vcd", "{file}/x.vcd"], "is not a folder"),
+    (["moves", "--backend", "pysim", "--vcd", NOT_WRITABLE + ".vcd"], "not writable"),
+    (["moves", "--vcd", "x.vcd"], "needs --backend pysim"),
+    (["moves", "--backend", "pysim", "--vcd", "x.vcd", "--fen", "8/8/8/8/8/8/8/K7 w - - 0 1"], "no king"),
+    (["formal", "--workdir", "{file}"], "is not a folder"),
+    (["formal", "--workdir", "{folder}/missing/deeper"], "does not exist"),
+    (["formal", "--workdir", NOT_WRITABLE], "not writable"),
+    (["report", "--out", "{file}"], "is not a folder"),
+    (["report", "--out", "{page}"], "index.html is a folder"),
+    (["report", "--out", NOT_WRITABLE], "not writable"),
+    (["report", "--out", "{folder}/missing/deeper"], "does not exist"),
+    (["report", "--out", "page", "--fen", IMPOSSIBLE[0][0]], "more than 8 pawns"),
+    (["synth", "--target", "ice40-up5k", "--out", "{file}"], "is not a folder"),
+    (["synth", "--target", "ice40-up5k", "--out", "{folder}/missing/deeper"], "does not exist"),
+    (["synth", "--target", "ice40-up5k", "--out", NOT_WRITABLE], "not writable"),
+    (["build", "--board", "icebreaker", "--out", "{file}"], "is not a folder"),
+    (["build", "--board", "icebreaker", "--out", "{bits}"], "hwmovegen-icebreaker.bin is a folder"),
+    (["build", "--board", "icebreaker", "--out", NOT_WRITABLE], "not writable"),
+    (["build", "--board", "icebreaker", "--out", "{folder}/missing/deeper"], "does not exist"),
+    (["export", "--out", "{ip}"], "movegen.v is a folder"),
+    (["export", "--out", NOT_WRITABLE], "not writable"),
+    (["export", "--out", "{folder}/missing/deeper"], "does not exist"),
+    # serial ports that are not
+    (["board", "--port", "{file}"], "not a serial port"),
+    (["board", "--port", "{folder}"], "not a serial port"),
+    (["board", "--port", os.devnull], "not a serial port" if importlib.util.find_spec("serial") else "pyserial"),
+    (["board"], "--port"),
+    # numbers out of range
     (["perft", "--depth", "0"], "at least 1"),
     (["perft", "--depth", "-3"], "at least 1"),
     (["perft", "--depth", "x"], "whole number"),
+    (["perft", "--depth", "1000000000"], "at most 15"),
+    (["perft", "--backend", "model", "--depth", "99"], "at most 15"),
     (["perft", "--in-hardware", "--depth", "0"], "at least 1"),
     (["perft", "--in-hardware", "--depth", "9"], "1 to 8 plies"),
+    (["perft", "--in-hardware", "--depth", "1000000000"], "1 to 8 plies"),
     (["perft", "--in-hardware", "--depth", "2", "--fen", "8/8/8/8/8/8/8/K7 w - - 0 1"], "no king"),
     (["perft", "--in-hardware", "--depth", "2", "--backend", "model"], "cxxrtl or pysim"),
     (["perft", "--in-hardware", "--depth", "2", "--engines", "0"], "at least 1"),
+    (["perft", "--in-hardware", "--depth", "2", "--engines", "100000"], f"at most {MAX_ENGINES}"),
     (["perft", "--depth", "2", "--engines", "2"], "--in-hardware"),
     (["perft", "--in-hardware", "--depth", "2", "--fmax", "-1"], "positive"),
+    (["perft", "--in-hardware", "--depth", "2", "--fmax", "inf"], "finite"),
+    (["perft", "--in-hardware", "--depth", "2", "--fmax", "nan"], "finite"),
+    (["perft", "--in-hardware", "--depth", "2", "--fmax", "1e999"], "finite"),
     (["bench", "--depth", "0"], "at least 1"),
+    (["bench", "--depth", "1000000000"], "at most 15"),
+    (["bench", "--repeat", "0"], "at least 1"),
+    (["bench", "--repeat", "100000000"], "at most"),
+    (["bench", "perft", "--engines", "1000"], f"at most {MAX_ENGINES}"),
     (["formal", "--property", "nonsense"], "invalid choice"),
     (["formal", "--core", "nonsense"], "invalid choice"),
     (["formal", "--depth", "0"], "at least 1"),
     (["formal", "--depth", "x"], "whole number"),
+    (["formal", "--depth", "101"], "at most 100"),
+    (["formal", "--timeout", "0"], "at least 1"),
+    (["formal", "--timeout", "100000000000000000000"], "at most"),
     (["formal", "--engine", "smtbmc cvc5"], "invalid choice"),
-    (["bench", "--repeat", "0"], "at least 1"),
     (["compare", "--backend", "model"], "invalid choice"),
     (["compare", "--random", "0"], "at least 1"),
+    (["compare", "--random", "100000000000"], "at most"),
     (["compare", "--ready", "1.5"], "probability"),
+    (["compare", "--ready", "0"], "probability"),
+    (["compare", "--ready", "nan"], "probability"),
     (["compare", "--jobs", "0"], "at least 1"),
+    (["report", "--out", "page", "--random", "100000000000"], "at most"),
     (["synth", "--target", "xc7"], "invalid choice"),
     (["synth", "--target", "ice40-up5k", "--layout", "butterfly"], "does not fit"),
+    (["synth", "--target", "ice40-up5k", "--perft-engines", "2"], "does not fit"),
+    (["synth", "--target", "ecp5-85f", "--perft-engines", "1000"], f"at most {MAX_ENGINES}"),
+    (["synth", "--target", "ecp5-85f", "--seed", str(2 ** 31)], "at most"),
     (["build", "--board", "nexys"], "invalid choice"),
     (["build", "--board", "icebreaker", "--layout", "butterfly"], "does not fit"),
     (["build", "--board", "icebreaker", "--baud", "0"], "at least 1"),
     (["build", "--board", "icebreaker", "--baud", "20000000"], "too fast"),
+    (["build", "--board", "icebreaker", "--perft-engines", "1000"], f"at most {MAX_ENGINES}"),
+    (["export", "--out", "ip", "--perft-engines", "1000"], f"at most {MAX_ENGINES}"),
     (["board", "--sim", "--timeout", "0"], "must be positive"),
     (["board", "--sim", "--timeout", "-2"], "must be positive"),
-    (["board"], "--port"),
+    (["board", "--sim", "--timeout", "inf"], "finite"),
+    (["board", "--sim", "--timeout", "1e9"], "at most"),
+    (["board", "--sim", "--baud", "99999999999"], "at most"),
+    (["board", "--sim", "--perft", "9"], "at most 8"),
+    (["board", "--sim", "--perft", "2", "--perft-engines", "1000"], f"at most {MAX_ENGINES}"),
+    # valid but hours long: refused without --force
+    (["perft", "--depth", "6"], "--force"),
+    (["perft", "--backend", "model", "--depth", "6"], "--force"),
+    (["perft", "--backend", "pysim", "--depth", "4"], "--force"),
+    (["perft", "--in-hardware", "--depth", "6"], "--force"),
+    (["perft", "--in-hardware", "--backend", "pysim", "--depth", "4"], "--force"),
+    (["bench", "--depth", "6"], "--force"),
+    (["board", "--sim", "--perft", "4"], "--force"),
+    (["perft", "--in-hardware", "--depth", "2", "--engines", str(LARGEST_ARRAY + 1)], "no target holds"),
+    (["bench", "perft", "--engines", str(LARGEST_ARRAY + 1)], "no target holds"),
+    (["synth", "--target", "ecp5-85f", "--perft-engines", str(LARGEST_ARRAY + 1)], "no target holds"),
+    (["build", "--board", "ulx3s-85f", "--perft-engines", str(LARGEST_ARRAY + 1)], "no target holds"),
+    (["export", "--out", "ip", "--perft-engines", str(LARGEST_ARRAY + 1)], "no target holds"),
+    (["board", "--sim", "--perft", "2", "--perft-engines", str(LARGEST_ARRAY + 1)], "no target holds"),
     (["frobnicate"], "invalid choice"),
 ])
-def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
-    code, out, err = run(capsys, *argv)
-    assert code == 2 and out == ""
-    assert len(err.strip().splitlines()) == 1 and message in err, err
-    assert err.startswith("hwmovegen: error: ") and "Traceback" not in err
+def test_bad_input_is_one_line_and_exit_2(capsys, places, argv, message):
+    refused(capsys, places, argv, message)
+
+
+@pytest.mark.parametrize("cache, message", [
+    ("{file}", "is not a folder"),
+    ("{file}/inside", "cannot make"),
+    (NOT_WRITABLE, "cannot make"),
+    ("/proc", "not writable"),
+])
+@pytest.mark.parametrize("argv", [["tables"], ["moves"], ["synth", "--target", "ecp5-85f"]])
+def test_an_unusable_cache_folder_is_one_line(capsys, places, monkeypatch, cache, message, argv):
+    monkeypatch.setenv("HWMOVEGEN_CACHE", cache.format(file=places / "file"))
+    refused(capsys, places, argv, f"HWMOVEGEN_CACHE={cache.format(file=places / 'file')}: ")
+    refused(capsys, places, argv, message)
+
+
+def test_force_runs_what_the_limits_refuse(capsys):
+    fen = "k7/8/8/8/8/8/8/7K w - - 0 1"     # bare kings in the corners: a small tree at any depth
+    assert run(capsys, "perft", "--backend", "model", "--depth", "6", "--fen", fen)[0] == 2
+    code, out, err = run(capsys, "perft", "--backend", "model", "--depth", "6", "--fen", fen, "--force")
+    from hwmovegen.sim.bench import python_chess_perft
+    assert code == 0 and int(out) == python_chess_perft(chess.Board(fen), 6) and err == ""
+    check_perft_depth(7, "cxxrtl", in_hardware=True, force=True)
+    check_engines(MAX_ENGINES, force=True)
+
+
+def test_the_limits_let_the_documented_depths_through():
+    for backend, depth in (("model", 5), ("cxxrtl", 5), ("pysim", 3)):
+        check_perft_depth(depth, backend)
+    check_perft_depth(5, "cxxrtl", in_hardware=True)
+    check_perft_depth(3, "pysim", in_hardware=True)
+    check_engines(LARGEST_ARRAY)
 
 
 def test_bad_epd_line_names_file_and_line(capsys, tmp_path):

@@ -186,6 +186,8 @@ def test_legal_shows_the_moves_the_stage_dropped(capsys, tmp_path, synth_cache):
     expected, = moves_json(capsys, "--fen", LEGALITY, "--legal")
     board = chess.Board(LEGALITY)
     article, = page.find("article", "position")
+    # the position as the hardware saw it, its en-passant square kept (b5c6 is pseudo-legal only)
+    assert article.attrs["data-fen"] == LEGALITY and article.find("h3")[0].find("code")[0].text() == LEGALITY
     arrows = article.find("svg", "board-svg")[0].find("g", "move")
     pseudo = generate(Position.from_board(board)).uci()
     assert [a.attrs["data-uci"] for a in arrows] == pseudo

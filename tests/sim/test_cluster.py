@@ -73,6 +73,19 @@ def test_hardware_perft_equals_one_process(session):
     assert run.nodes == 48 and report["tasks"] == 1 and report["split_ply"] == 0
 
 
+@pytest.mark.parametrize("count_leaves", [True, False])
+def test_the_workers_walk_the_clients_array(session, count_leaves):
+    """Split at the root's moves, the workers walk what one process's divide walks: every
+    counter equal, the leaf counter's among them (none in the engine that streams the last ply)."""
+    board = chess.Board(KIWIPETE)
+    array = HardwarePerft("cxxrtl", count_leaves=count_leaves)
+    root = [move.to_chess() for move in get_backend("cxxrtl", legal=True).generate(board).moves]
+    alone = array.divide(board, 3, root)
+    run, report = session.hardware_perft(array, board, 3, ply=1, divide=True)
+    assert run.counters == alone.counters and run.divide == alone.divide and run.nodes == 97_862
+    assert (run.counters["leaf_parents"] > 0) == count_leaves and report["tasks"] == 48
+
+
 def test_host_driven_perft_equals_one_process(session):
     board = chess.Board(KIWIPETE)
     chosen = get_backend("cxxrtl")
@@ -99,7 +112,7 @@ def test_a_failing_task_is_retried_and_the_count_stays_exact(session, tmp_path):
         raise RuntimeError("injected failure")
 
     board = chess.Board(KIWIPETE)
-    tasks = [(fails_once, (str(marker), fen, 2, "cxxrtl", "dense", "walker", 1, 8))
+    tasks = [(fails_once, (str(marker), fen, 2, HardwarePerft("cxxrtl").settings))
              for _, fen in cluster.subtrees(board, 1, lambda b: list(b.legal_moves))]
     results, _ = session.gather(tasks)
     assert not marker.exists() and sum(r["nodes"] for r in results) == 97_862

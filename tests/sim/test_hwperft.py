@@ -1,4 +1,7 @@
-"""Perft walked in the compiled hardware (CXXRTL): the perft arrays against the published counts."""
+"""Perft walked in the compiled hardware (CXXRTL): the perft arrays against the published counts.
+
+The arrays count the last ply with the leaf counter; the engine that streams it (the UP5K's) is
+the one the UP5K's synthesis test compiles too."""
 
 import chess
 import pytest
@@ -10,25 +13,27 @@ from ..helpers import KIWIPETE
 
 
 @pytest.fixture(scope="module")
-def one_engine():
-    array = HardwarePerft("cxxrtl", engines=1)
-    array.prepare()
-    return array
-
-
-@pytest.fixture(scope="module")
 def three_engines():
     array = HardwarePerft("cxxrtl", engines=3)
     array.prepare()
     return array
 
 
-def test_every_suite_position_to_depth_3(one_engine):
+@pytest.fixture(scope="module")
+def streamed():
+    array = HardwarePerft("cxxrtl", engines=1, count_leaves=False)
+    array.prepare()
+    return array
+
+
+def test_every_suite_position_to_depth_3(three_engines):
     wrong = []
     for record in bundled_suites():
-        run = one_engine.perft(record.board, 3)
+        run = three_engines.perft(record.board, 3)
         if run.nodes != record.depths[3]:
             wrong.append((record.fen, run.nodes, record.depths[3]))
+        # the leaf-parents counted are the nodes at depth 2
+        assert run.counters["leaf_parents"] == record.depths[2], record.fen
     assert wrong == []
 
 
@@ -38,30 +43,36 @@ def test_suite_positions_to_depth_4_on_three_engines(three_engines):
     for record in records:
         run = three_engines.perft(record.board, 4)
         assert run.nodes == record.depths[4], record.fen
+        # the generations that stored moves: each engine walks the root and its children to find its tasks
+        assert run.counters["interior"] == 3 * (1 + record.depths[1]), record.fen
         # the engines shared the tree: together busy for more cycles than the array took
         assert run.cycles < run.counters["engine_cycles"] <= 3 * run.cycles
 
 
-def test_kiwipete_depth_3_same_on_one_and_three_engines(one_engine, three_engines):
+def test_the_streamed_last_ply(three_engines, streamed):
+    """The UP5K's engine, which streams the last ply, counts the same trees, in many more cycles."""
+    for record in bundled_suites()[:7]:
+        run = streamed.perft(record.board, 3)
+        assert run.nodes == record.depths[3] and run.counters["leaf_parents"] == 0, record.fen
     board = chess.Board(KIWIPETE)
-    one, three = one_engine.perft(board, 3), three_engines.perft(board, 3)
-    assert one.nodes == three.nodes == 97862
-    assert one.counters["interior"] == 1 + 48       # the root and its children generate lists
-    assert three.cycles < one.cycles
+    counted, walked = three_engines.perft(board, 3), streamed.perft(board, 3)
+    assert counted.nodes == walked.nodes == 97862
+    assert walked.counters["interior"] == 1 + 48 and counted.counters["interior"] == 3      # each engine: the root
+    assert 3 * 10 * counted.cycles < walked.cycles
 
 
-def test_divide_sums_to_perft(one_engine):
+def test_divide_sums_to_perft(three_engines):
     board = chess.Board(KIWIPETE)
     roots = list(board.legal_moves)
-    run = one_engine.divide(board, 3, roots)
+    run = three_engines.divide(board, 3, roots)
     assert [move for move, _ in run.divide] == [move.uci() for move in roots]
     assert run.nodes == 97862 and run.cycles > 0
 
 
-def test_depth_outside_the_stack_is_refused(one_engine):
+def test_depth_outside_the_stack_is_refused(three_engines):
     for depth in (0, 9):
         with pytest.raises(ValueError, match="1 to 8 plies"):
-            one_engine.perft(chess.Board(), depth)
+            three_engines.perft(chess.Board(), depth)
 
 
 def test_projection():

@@ -1,0 +1,82 @@
+// C++ driver for the CXXRTL model of hwmovegen's LeafCounterTop (a LeafCounter on a board RAM).
+//
+// For each position of a batch: load it, then give its moves one a cycle, as a perft
+// engine's frontier does, and collect the counts as they leave the pipeline (they come in
+// the order the moves went in). Python calls in once per batch. Built with the design's
+// top.cc and formats.h; see hwmovegen/sim/cxxrtl.py.
+
+#include <cstdint>
+#include "top.h"
+#include "formats.h"
+#include "cxxrtl_common.h"
+
+using namespace cxxrtl_design;
+
+namespace {
+
+struct Counter : hwmg::Clocked<p_top> {
+    uint32_t *out = nullptr;
+    long taken = 0;
+
+    // The counter's wiring is shared C++ classes (sim/cxxrtl.py), so a cycle is stepped to its
+    // settled outputs (`hierarchical`). Its outputs come from registers: read them, then clock
+    // the cycle with the inputs as set. Returns whether the counter was busy.
+    Counter() { hierarchical = true; }
+
+    bool step() {
+        bool busy = top.p_busy.get<bool>();
+        if (top.p_out__valid.get<bool>()) out[taken++] = top.p_count.get<uint32_t>();
+        tick();
+        return busy;
+    }
+};
+
+constexpr uint32_t NULL_MOVE = 1u << 31;    // a word with this bit counts the position itself
+
+}  // namespace
+
+extern "C" {
+
+void *hwmg_create(uint64_t) {
+    Counter *c = new Counter;
+    c->reset();
+    return c;
+}
+
+void hwmg_destroy(void *handle) { delete static_cast<Counter *>(handle); }
+
+uint64_t hwmg_clock_cycles(void *handle) { return static_cast<Counter *>(handle)->clock_cycles; }
+
+// `positions` images; position i has `move_counts[i]` move words in `moves`, in order.
+// Writes one count per move word into `counts`; returns how many it wrote.
+long hwmg_count(void *handle, int positions, const uint8_t *images, const int *move_counts,
+                const uint32_t *moves, uint32_t *counts) {
+    Counter *c = static_cast<Counter *>(handle);
+    c->out = counts;
+    c->taken = 0;
+    long next = 0;
+    for (int i = 0; i < positions; i++) {
+        const uint8_t *image = images + (long)i * POSITION_BYTES;
+        int phase = 0;
+        bool more = true;
+        while (more) {
+            c->load_idle();
+            more = c->load_step(image, phase);
+            c->step();
+        }
+        c->load_idle();
+        for (int k = 0; k < move_counts[i]; k++, next++) {
+            uint32_t word = moves[next];
+            c->top.p_valid.set<bool>(true);
+            c->top.p_null.set<bool>((word & NULL_MOVE) != 0);
+            c->top.p_move.set<uint32_t>(word & ~NULL_MOVE);
+            c->step();
+        }
+        c->top.p_valid.set<bool>(false);
+        c->top.p_null.set<bool>(false);
+    }
+    while (c->step()) {}
+    return c->settled ? c->taken : -1;
+}
+
+}  // extern "C"
