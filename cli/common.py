@@ -11,7 +11,7 @@ from ..sim.backends import BACKENDS, DEFAULT_BACKEND
 from ..sim.epd import EpdRecord, read_epd_files
 from ..sim.model import echo_fen, parse_fen
 from ..tables import LAYOUTS
-from .validate import CliError, positive_float, positive_int, probability
+from .validate import MAX_LOCAL_WORKERS, CliError, cluster_spec, positive_float, positive_int, probability
 
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
            "add_positions", "add_ready", "positive_int", "positive_float", "probability", "positions", "log",
@@ -140,19 +140,11 @@ def print_table(header, rows, align=None):
         print("  ".join(f"{cell:{a}{w}}" for cell, a, w in zip(row, align, widths)).rstrip())
 
 
-def _cluster_spec(text):
-    from ..sim.cluster import parse_spec      # plain Python; Dask itself loads only in a session
-    try:
-        parse_spec(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
-
-
 def add_cluster(parser):
-    parser.add_argument("--cluster", type=_cluster_spec, metavar="ADDRESS|local[:N]",
+    parser.add_argument("--cluster", type=cluster_spec, metavar="ADDRESS|local[:N]",
                         help="run the work as tasks on a Dask cluster: the scheduler at ADDRESS (host:port), or "
-                             "local:N, a local cluster of N worker processes (local: one per core); needs the "
+                             f"local:N, a local cluster of N worker processes (local: one per core; N at most "
+                             f"{MAX_LOCAL_WORKERS}); needs the "
                              "cluster extra, pip install 'hwmovegen[cluster]'")
 
 
@@ -170,11 +162,13 @@ def cluster_session(args):
         raise FlowError(str(error)) from None
 
 
-def cluster_rows(report, unit="tasks"):
+def cluster_rows(report, unit="task", units="tasks"):
     """(name, value) rows of a cluster report: where it ran, then each worker's share."""
-    where = f"{report['scheduler']}, {report['workers']} worker{'s' if report['workers'] > 1 else ''}"
-    rows = [("cluster", f"{where}, {report['tasks']} {unit}")]
+    def count(n, one, many):
+        return f"{n:,} {one if n == 1 else many}"
+    where = f"{report['scheduler']}, {count(report['workers'], 'worker', 'workers')}"
+    rows = [("cluster", f"{where}, {count(report['tasks'], unit, units)}")]
     for number, entry in enumerate(report["per_worker"], 1):
-        rows.append((f"  worker {number}", f"{entry['tasks']} {unit}, {entry['cycles']:,} cycles, "
+        rows.append((f"  worker {number}", f"{count(entry['tasks'], unit, units)}, {entry['cycles']:,} cycles, "
                                            f"{entry['seconds']:.1f} s busy ({entry['worker']})"))
     return rows

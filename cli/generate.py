@@ -240,7 +240,7 @@ def _perft_on_cluster(args, board, chosen):
 def _print_cluster(cluster):
     """The cluster's figures on stderr, beside the count on stdout."""
     below = {0: "the root", 1: "the root's moves", 2: "the nodes at ply 2"}[cluster["split_ply"]]
-    (_, where), *workers = cluster_rows(cluster, "subtrees")
+    (_, where), *workers = cluster_rows(cluster, "subtree", "subtrees")
     print(f"# cluster {where} (below {below}; cycles summed over their walks)", file=sys.stderr)
     for name, value in workers:
         print(f"#   {name.strip()}: {value}", file=sys.stderr)

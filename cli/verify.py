@@ -108,7 +108,7 @@ def _compare(args):
         ("moves/cycle", f"{summary.moves_per_cycle:.4f}" if summary.cycles else "-"),
         ("mismatches", len(summary.mismatches)),
         ("seconds", f"{summary.seconds:.1f}"),
-        *(cluster_rows(cluster, "batches") if cluster else []),
+        *(cluster_rows(cluster, "batch", "batches") if cluster else []),
     ])
     return 1 if summary.mismatches else 0
 

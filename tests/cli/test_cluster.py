@@ -5,8 +5,6 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from hwmovegen.cli import main
 
 from ..helpers import KIWIPETE
@@ -53,16 +51,6 @@ def test_perft_on_the_cluster_prints_what_one_process_prints(capsys):
                        "--json")
     result = json.loads(out)
     assert code == 0 and result["nodes"] == 97862 and result["cluster"]["tasks"] == 48
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["perft", "--depth", "2", "--cluster", "local:0"], "at least 1"),
-    (["perft", "--depth", "2", "--cluster", "local:two"], "at least 1"),
-    (["compare", "--jobs", "2", "--cluster", "local:2"], "not both"),
-])
-def test_bad_cluster_options_are_one_line(capsys, argv, message):
-    code, out, err = run(capsys, *argv)
-    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and message in err, err
 
 
 def test_an_unreachable_scheduler_is_one_line(capsys):
