@@ -20,16 +20,18 @@ __all__ = ["CliError", "whole", "positive_int", "positive_float", "probability",
            "cluster_spec", "MAX_LOCAL_WORKERS"]
 
 # perft: the deepest tree that finishes within minutes on the bundled positions (kiwipete is the
-# busiest: perft(5) through the model or cxxrtl, or in the hardware simulated by cxxrtl, takes 10
-# to 17 minutes, one ply more about 40 times longer; pysim runs a few thousand cycles a second,
-# kiwipete's perft(3) in one to two minutes); deeper needs --force.
+# busiest: perft(5) through the model or cxxrtl takes 10 to 17 minutes, in the hardware simulated by
+# cxxrtl 5 minutes on three counting engines (the UP5K's streaming engine: 17), one ply more about 40
+# times longer; pysim runs a few thousand cycles a second, kiwipete's perft(3) in one to two
+# minutes); deeper needs --force.
 HOST_PERFT_DEPTH = {"model": 5, "cxxrtl": 5, "pysim": 3}      # the host makes the moves
 HARDWARE_PERFT_DEPTH = {"cxxrtl": 5, "pysim": 3}              # --in-hardware, board --sim --perft
 MAX_PERFT_DEPTH = 15        # host-driven, even with --force: perft(15) of the start position is 2e21 leaves
-# perft arrays: eleven fast engines take 87% of the ECP5-85F's logic cells (the larger target), a
-# walker engine about two thirds of a fast one, so no target holds more than 20 engines: a larger
-# array needs --force. MAX_ENGINES bounds even that (bench perft looks for reports up to it).
-LARGEST_ARRAY = 20
+# perft arrays: an engine with the leaf counter takes a quarter of the ECP5-85F's logic cells (the
+# larger target; three fast ones 75%), a walker one a fifth (17,113 of 83,640), and the UP5K holds one
+# engine without the counter, so no target holds more than 4 engines: a larger array needs --force.
+# MAX_ENGINES bounds even that (bench perft looks for reports up to it).
+LARGEST_ARRAY = 4
 MAX_ENGINES = 64
 MAX_RANDOM = 1_000_000          # compare --random: about 10 minutes and 1 GB of positions
 MAX_REPORT_RANDOM = 100_000     # report --random: every position is plotted
@@ -189,6 +191,6 @@ def check_perft_depth(depth, backend, in_hardware=False, force=False, option="--
 def check_engines(engines, force=False, option="--engines", doing="simulate"):
     """Refuse (unless ``force``) a perft array larger than any target holds."""
     if engines and engines > LARGEST_ARRAY and not force:
-        raise CliError(f"{option} {engines}: no target holds more than {LARGEST_ARRAY} engines (eleven fast "
-                       f"engines take 87% of the ECP5-85F): use {LARGEST_ARRAY} or fewer, or --force to {doing} "
+        raise CliError(f"{option} {engines}: no target holds more than {LARGEST_ARRAY} engines (three fast "
+                       f"engines take 75% of the ECP5-85F): use {LARGEST_ARRAY} or fewer, or --force to {doing} "
                        "it anyway")

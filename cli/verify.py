@@ -178,7 +178,8 @@ def _peer_line(peer, path, rows, engines):
     clocks = {m.get("clock") for m in measured} - {None}
     clock = ("CPU time" if clocks == {"cpu"} else "own timer" if clocks == {"timer"}
              else "wall time" if clocks == {"wall"} else "CPU time or its own clock")
-    return (f"{title}: {', '.join(sorted(versions)) or path} {how}, best of three, its {clock} {span}; "
+    name = ", ".join(sorted(versions - {title}))       # Stockfish says which; Gigantua does not
+    return (f"{title}: {name + ' ' if name else ''}{how}, best of three, its {clock} {span}; "
             f"vs {title} = the {engines}-engine projection / {title}" + (f" ({errors[0]})" if errors else ""))
 
 

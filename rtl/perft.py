@@ -2,11 +2,13 @@
 
 :class:`PerftEngine` owns a legal generator (either core, the legality stage behind
 it) whose board it edits through a :class:`~.apply.MoveApplier`. At each ply above
-the last it generates the legal moves into that ply's move list (:class:`MoveLists`), then
-makes each in turn, walks below it and unmakes it. At the last ply it does not make
-the moves: it counts them (bulk counting), which is where most of a perft's nodes are.
-With the fast core the walk does not wait for them either: once the generator has read
-the board (``board_free``), it unmakes and makes the next move while they stream.
+the last two it generates the legal moves into that ply's move list (:class:`MoveLists`),
+then makes each in turn, walks below it and unmakes it. The last two plies, where nearly
+all of a perft's nodes are, are a :class:`~.leafcount.LeafCounter`'s: the ply above the
+leaf-parents streams its pseudo-legal moves into it, and it counts each one's legal replies
+whole (without it, on the UP5K, the last ply's legal moves are counted as they stream). With
+the fast core the walk does not wait for the stream either: once the generator has read the
+board (``board_free``), it unmakes and makes the next move while the moves still pass.
 
 :class:`PerftArray` runs ``engines`` of them on the same root. The work is shared
 at the *split ply* (2 unless the depth is smaller): its nodes, numbered in the walk's

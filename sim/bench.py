@@ -154,4 +154,5 @@ def hardware_perft_rows(arrays, fmax, peers=None, progress=None):
         for peer, path in (peers or {}).items():
             if path:
                 row[peer] = _peer_row(peer, path, fen, depth, largest)
+        rows.append(row)
     return rows

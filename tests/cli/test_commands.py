@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import chess
+import pytest
 
 from hwmovegen.cli import main
 from hwmovegen.sim.model import Position, cycle_bound, generate
@@ -198,3 +199,50 @@ def test_legal_from_the_commands(capsys):
     report = json.loads(out)
     assert code == 0 and report["legal"] and all(row["nodes"] == 400 for row in report["perft"])
     assert 0 < report["legality_extra_cycles"]["mean"] <= report["legality_extra_cycles"]["max"]
+
+
+class _StubArray:
+    """A perft array that answers the bench trees' published counts in nodes / (20 x engines)
+    cycles, for ``bench perft``'s table without compiling arrays."""
+
+    def __init__(self, backend, layout, core, engines=1, log=None, count_leaves=True):
+        self.engines, self.count_leaves = engines, count_leaves
+
+    def prepare(self):
+        pass
+
+    def perft(self, board, depth):
+        from hwmovegen.sim.bench import PERFT_BENCH
+        from hwmovegen.sim.hwperft import PerftRun
+        nodes = next(n for _, fen, d, n in PERFT_BENCH if chess.Board(fen) == board and d == depth)
+        cycles = nodes // (20 * self.engines)
+        return PerftRun(nodes, cycles, {"engine_cycles": cycles * self.engines}, 0.1, self.engines)
+
+
+def test_bench_perft_against_the_cpu_perfts(capsys, monkeypatch, tmp_path):
+    """The table and the JSON of bench perft, with stand-ins for the arrays, Stockfish and Gigantua."""
+    from hwmovegen.cli import verify
+    from ..sim.test_peers import FAKE_GIGANTUA, FAKE_STOCKFISH, fake_program
+    for name, text in (("stockfish", FAKE_STOCKFISH), ("gigantua", FAKE_GIGANTUA)):
+        monkeypatch.setenv(f"HWMOVEGEN_{name.upper()}", fake_program(tmp_path, name, text))
+    monkeypatch.setattr(verify, "HardwarePerft", _StubArray)
+    monkeypatch.setattr(verify, "saved_report", lambda target, core, layout, perft_engines: {"fmax_mhz": 50.0})
+    bench = [("start position", chess.STARTING_FEN, 3, 8902)]
+    monkeypatch.setattr(verify, "PERFT_BENCH", bench)
+    monkeypatch.setattr("hwmovegen.sim.bench.PERFT_BENCH", bench)
+    code, out, _ = run(capsys, "bench", "perft", "--core", "fast", "--engines", "2", "--json")
+    row, = json.loads(out)["positions"]
+    assert code == 0 and [run["engines"] for run in row["arrays"]] == [1, 2]
+    assert row["arrays"][1]["projected_nodes_per_s"] == round(8902 * 50e6 / (8902 // 40))
+    assert row["stockfish"]["nodes"] == 20 ** 3 and row["gigantua"]["nodes"] == 20 ** 3
+    for peer in ("stockfish", "gigantua"):
+        assert row[peer]["ratio"] == pytest.approx(row["arrays"][1]["projected_nodes_per_s"] / row[peer]["nodes_per_s"],
+                                                   rel=1e-4)
+    code, out, _ = run(capsys, "bench", "perft", "--core", "fast", "--engines", "2")
+    lines = out.splitlines()
+    assert lines[0].split()[-5:] == ["Gigantua", "vs", "Stockfish", "vs", "Gigantua"]
+    assert lines[1].startswith("start position") and lines[1].count("x") == 2
+    assert any(line.startswith("Gigantua: its perft") for line in lines)
+    monkeypatch.setenv("HWMOVEGEN_GIGANTUA", str(tmp_path / "missing"))
+    code, out, _ = run(capsys, "bench", "perft", "--core", "fast", "--engines", "2")
+    assert "Gigantua: no gigantua binary on PATH (or $HWMOVEGEN_GIGANTUA): not measured" in out
