@@ -1,6 +1,7 @@
 """What every command family shares: options declared once, positions, progress, errors."""
 
 import argparse
+import contextlib
 import sys
 
 import chess
@@ -10,11 +11,11 @@ from ..sim.backends import BACKENDS, DEFAULT_BACKEND
 from ..sim.epd import EpdRecord, read_epd_files
 from ..sim.model import echo_fen, parse_fen
 from ..tables import LAYOUTS
-from .validate import CliError, positive_float, positive_int, probability
+from .validate import MAX_LOCAL_WORKERS, CliError, cluster_spec, positive_float, positive_int, probability
 
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
            "add_positions", "add_ready", "positive_int", "positive_float", "probability", "positions", "log",
-           "progress", "print_rows", "print_table", "backend"]
+           "progress", "print_rows", "print_table", "backend", "add_cluster", "cluster_session", "cluster_rows"]
 
 
 class FlowError(Exception):
@@ -91,6 +92,9 @@ class _Silent:
     def update(self, n=1):
         pass
 
+    def reset(self, total=None):
+        pass
+
     def close(self):
         pass
 
@@ -134,3 +138,37 @@ def print_table(header, rows, align=None):
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     for row in cells:
         print("  ".join(f"{cell:{a}{w}}" for cell, a, w in zip(row, align, widths)).rstrip())
+
+
+def add_cluster(parser):
+    parser.add_argument("--cluster", type=cluster_spec, metavar="ADDRESS|local[:N]",
+                        help="run the work as tasks on a Dask cluster: the scheduler at ADDRESS (host:port), or "
+                             f"local:N, a local cluster of N worker processes (local: one per core; N at most "
+                             f"{MAX_LOCAL_WORKERS}); needs the "
+                             "cluster extra, pip install 'hwmovegen[cluster]'")
+
+
+@contextlib.contextmanager
+def cluster_session(args):
+    """The Dask session of ``--cluster`` (sim/cluster.py, imported only here); its
+    problems as one line: no Dask or no scheduler exits 2, a task that cannot finish 1."""
+    from ..sim import cluster
+    try:
+        with cluster.Session(args.cluster, log=log(args)) as session:
+            yield session
+    except cluster.ClusterUnreachable as error:
+        raise CliError(str(error)) from None
+    except cluster.ClusterFailed as error:
+        raise FlowError(str(error)) from None
+
+
+def cluster_rows(report, unit="task", units="tasks"):
+    """(name, value) rows of a cluster report: where it ran, then each worker's share."""
+    def count(n, one, many):
+        return f"{n:,} {one if n == 1 else many}"
+    where = f"{report['scheduler']}, {count(report['workers'], 'worker', 'workers')}"
+    rows = [("cluster", f"{where}, {count(report['tasks'], unit, units)}")]
+    for number, entry in enumerate(report["per_worker"], 1):
+        rows.append((f"  worker {number}", f"{count(entry['tasks'], unit, units)}, {entry['cycles']:,} cycles, "
+                                           f"{entry['seconds']:.1f} s busy ({entry['worker']})"))
+    return rows

@@ -11,8 +11,8 @@ from ..boards.targets import TARGETS, get_target
 from ..sim.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
 from ..sim.perft import divide
-from .common import (CliError, FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_positions,
-                     backend, log, positions, progress)
+from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
+                     add_positions, backend, cluster_rows, cluster_session, log, positions, progress)
 from .validate import (MAX_ENGINES, add_force, check_engines, check_perft_depth, effective_backend, positive_float,
                        positive_int, vcd_file, whole)
 
@@ -58,6 +58,7 @@ def register(subparsers):
     p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
                    help="with --in-hardware: whose synth report gives fmax (default ecp5-85f)")
     add_force(p)
+    add_cluster(p)
     add_json(p)
 
 
@@ -109,12 +110,16 @@ def _perft(args):
     check_perft_depth(args.depth, args.backend, force=args.force)
     chosen = backend(args)
     start = time.perf_counter()
-    bar = progress(args, None, unit="move")
-    try:
-        counts = divide(board, args.depth, chosen.generate, args.legal, progress=_steps(bar))
-    finally:
-        bar.close()
-    nodes, seconds = sum(n for _, n in counts), time.perf_counter() - start
+    cluster = None
+    if args.cluster:
+        nodes, seconds, counts, cluster = _perft_on_cluster(args, board, chosen)
+    else:
+        bar = progress(args, None, unit="move")
+        try:
+            counts = divide(board, args.depth, chosen.generate, args.legal, progress=_steps(bar))
+        finally:
+            bar.close()
+        nodes, seconds = sum(n for _, n in counts), time.perf_counter() - start
     if not args.divide:
         counts = None
     if args.json:
@@ -122,6 +127,8 @@ def _perft(args):
                "legal": args.legal, "nodes": nodes, "seconds": round(seconds, 3)}
         if counts is not None:
             out["divide"] = dict(counts)
+        if cluster:
+            out["cluster"] = cluster
         print(json.dumps(out))
         return 0
     if counts is not None:
@@ -130,6 +137,8 @@ def _perft(args):
         print(f"\nNodes searched: {nodes}")
     else:
         print(nodes)
+    if cluster:
+        _print_cluster(cluster)
     return 0
 
 
@@ -170,9 +179,14 @@ def _perft_in_hardware(args, board):
         array.prepare()
     except BackendUnavailable as error:
         raise FlowError(str(error)) from None
-    bar = progress(args, None, unit="cycle")
+    bar = progress(args, None, unit="subtree" if args.cluster else "cycle")
+    cluster = None
     try:
-        if args.divide:
+        if args.cluster:
+            with cluster_session(args) as session:
+                run, cluster = session.hardware_perft(array, board, args.depth, divide=args.divide,
+                                                      progress=bar.update, total=bar.reset, log=log(args))
+        elif args.divide:
             root_moves = _hardware_root_moves(args, board)
             run = array.divide(board, args.depth, root_moves, progress=bar.update)
         else:
@@ -189,6 +203,8 @@ def _perft_in_hardware(args, board):
                "projected_nodes_per_s": projected and round(projected)}
         if args.divide:
             out["divide"] = dict(run.divide)
+        if cluster:
+            out["cluster"] = cluster
         print(json.dumps(out))
         return 0
     if args.divide:
@@ -197,6 +213,8 @@ def _perft_in_hardware(args, board):
         print(f"\nNodes searched: {run.nodes}")
     else:
         print(run.nodes)
+    if cluster:
+        _print_cluster(cluster)
     counters = run.counters
     print(f"# {run.cycles:,} cycles on {args.engines} engine{'s' if args.engines > 1 else ''} "
           f"({run.nodes / run.cycles:.3f} nodes/cycle, engines busy {100 * run.balance:.1f}%); "
@@ -206,6 +224,26 @@ def _perft_in_hardware(args, board):
     print(f"# projected {projected / 1e6:,.1f} M nodes/s at {fmax} MHz ({source})" if projected
           else f"# projected nodes/s: {source}", file=sys.stderr)
     return 0
+
+
+def _perft_on_cluster(args, board, chosen):
+    """Host-driven perft with its subtrees counted on the cluster: (nodes, seconds, counts, report)."""
+    bar = progress(args, None, unit="subtree")
+    try:
+        with cluster_session(args) as session:
+            return session.perft(chosen, board, args.depth, divide=args.divide, progress=bar.update,
+                                 total=bar.reset)
+    finally:
+        bar.close()
+
+
+def _print_cluster(cluster):
+    """The cluster's figures on stderr, beside the count on stdout."""
+    below = {0: "the root", 1: "the root's moves", 2: "the nodes at ply 2"}[cluster["split_ply"]]
+    (_, where), *workers = cluster_rows(cluster, "subtree", "subtrees")
+    print(f"# cluster {where} (below {below}; cycles summed over their walks)", file=sys.stderr)
+    for name, value in workers:
+        print(f"#   {name.strip()}: {value}", file=sys.stderr)
 
 
 def _hardware_root_moves(args, board):

@@ -16,7 +16,8 @@ from ..sim.toolchain import UnusablePath, check_output, cxx_compiler
 __all__ = ["CliError", "whole", "positive_int", "positive_float", "probability", "seconds", "baud", "output_file",
            "output_dir", "folder_for", "vcd_file", "add_force", "effective_backend", "check_perft_depth", "check_engines", "HOST_PERFT_DEPTH",
            "HARDWARE_PERFT_DEPTH", "MAX_PERFT_DEPTH", "ENGINE_PLIES", "LARGEST_ARRAY", "MAX_ENGINES",
-           "MAX_RANDOM", "MAX_REPORT_RANDOM", "MAX_REPEAT", "MAX_TIMEOUT", "MAX_FORMAL_DEPTH", "MAX_SEED"]
+           "MAX_RANDOM", "MAX_REPORT_RANDOM", "MAX_REPEAT", "MAX_TIMEOUT", "MAX_FORMAL_DEPTH", "MAX_SEED",
+           "cluster_spec", "MAX_LOCAL_WORKERS"]
 
 # perft: the deepest tree that finishes within minutes on the bundled positions (kiwipete is the
 # busiest: perft(5) through the model or cxxrtl takes 10 to 17 minutes, in the hardware simulated by
@@ -38,6 +39,9 @@ MAX_REPEAT = 100_000            # bench --repeat: generations per position, held
 MAX_TIMEOUT = 86_400            # seconds, a day (board --timeout, formal --timeout)
 MAX_FORMAL_DEPTH = 100          # the properties' own depths are at most 40
 MAX_SEED = 2 ** 31 - 1          # nextpnr's placement seed is a C int
+# --cluster local:N starts N Python worker processes on this machine, each holding its compiled
+# model: a bound against a typo such as local:1000 (more machines: a scheduler and dask workers)
+MAX_LOCAL_WORKERS = 64
 
 
 class CliError(Exception):
@@ -106,6 +110,21 @@ def baud(text):
         raise argparse.ArgumentTypeError(f"must be at most {fastest:,} (the fastest dev board's clock / "
                                          f"{MIN_DIVISOR}), not {value:,}")
     return value
+
+
+def cluster_spec(text):
+    """``--cluster``: a Dask scheduler's address, ``local`` or ``local:N`` (N from 1 to
+    MAX_LOCAL_WORKERS)."""
+    from ..sim.cluster import parse_spec      # plain Python: Dask itself loads only in a session
+    try:
+        kind, workers = parse_spec(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if kind == "local" and text != "local" and workers > MAX_LOCAL_WORKERS:
+        raise argparse.ArgumentTypeError(f"local:N starts N worker processes on this machine: at most "
+                                         f"{MAX_LOCAL_WORKERS}, not {workers:,} (for more, start a scheduler "
+                                         "and dask workers on several machines)")
+    return text
 
 
 def output_file(text):

@@ -12,8 +12,9 @@ from ..sim.bench import PERFT_BENCH, hardware_perft_rows
 from ..sim.hwperft import HardwarePerft
 from ..sim.gigantua import find_gigantua
 from ..sim.stockfish import find_stockfish
-from .common import (FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_ready, backend, log,
-                     positive_int, print_rows, print_table, progress)
+from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
+                     add_ready, backend, cluster_rows, cluster_session, log, positive_int, print_rows, print_table,
+                     progress)
 from .validate import MAX_ENGINES, MAX_RANDOM, MAX_REPEAT, add_force, check_engines, check_perft_depth, whole
 
 __all__ = ["register", "run"]
@@ -31,6 +32,7 @@ def register(subparsers):
     p.add_argument("--seed", type=int, default=1, help="seed of --random and of --ready (default 1)")
     p.add_argument("--jobs", type=positive_int, default=1,
                    help="worker processes (default 1; at most one per processor)")
+    add_cluster(p)
     add_ready(p)
     add_backend(p, hardware_only=True)
     add_layout(p)
@@ -71,15 +73,23 @@ def _compare(args):
         boards += random_boards(args.random, seed=args.seed)
     if not args.epd and not args.random:
         boards = [record.board for record in bundled_suites()]
+    if args.cluster and args.jobs != 1:
+        raise CliError("give --jobs or --cluster, not both")
     backend(args, ready_probability=args.ready)     # validates, builds, says if it falls back
     bar = progress(args, len(boards))
+    cluster = None
     try:
-        summary = compare(boards, args.backend, args.layout, args.core, jobs=args.jobs, ready=args.ready,
-                          seed=args.seed, progress=bar.update, legal=args.legal)
+        if args.cluster:
+            with cluster_session(args) as session:
+                summary, cluster = session.compare(boards, args.backend, args.layout, args.core, ready=args.ready,
+                                                   seed=args.seed, progress=bar.update, legal=args.legal)
+        else:
+            summary = compare(boards, args.backend, args.layout, args.core, jobs=args.jobs, ready=args.ready,
+                              seed=args.seed, progress=bar.update, legal=args.legal)
     finally:
         bar.close()
     if args.json:
-        print(json.dumps(summary.as_dict()))
+        print(json.dumps({**summary.as_dict(), **({"cluster": cluster} if cluster else {})}))
         return 1 if summary.mismatches else 0
     for mismatch in summary.mismatches[:5]:
         print(mismatch.report())
@@ -98,6 +108,7 @@ def _compare(args):
         ("moves/cycle", f"{summary.moves_per_cycle:.4f}" if summary.cycles else "-"),
         ("mismatches", len(summary.mismatches)),
         ("seconds", f"{summary.seconds:.1f}"),
+        *(cluster_rows(cluster, "batch", "batches") if cluster else []),
     ])
     return 1 if summary.mismatches else 0
 

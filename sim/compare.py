@@ -11,7 +11,7 @@ from .backends import get_backend
 from .model import Position, cycle_bound, echo_fen, generate, work
 from .perft import legal_moves
 
-__all__ = ["Mismatch", "Summary", "check", "compare", "CHUNK"]
+__all__ = ["Mismatch", "Summary", "check", "compare", "batches", "check_batch", "prepare_backend", "CHUNK"]
 
 CHUNK = 256     # positions per call into a backend / per worker task
 
@@ -137,25 +137,38 @@ def _init_worker(backend_name, layout, core, ready, seed, legal):
 
 
 def _run_chunk(task):
-    index, fens = task
-    backend_name, layout, core, ready, seed, legal = _worker["args"]
-    # a backpressure seed per chunk keeps results independent of --jobs
+    return check_batch(*task, *_worker["args"])
+
+
+def check_batch(index, fens, backend_name, layout, core, ready=1.0, seed=1, legal=False):
+    """The Summary of batch number ``index`` (FENs) on a backend of its own."""
+    # a backpressure seed per batch keeps results independent of where it runs (--jobs, --cluster)
     backend = get_backend(backend_name, layout, core, ready_probability=ready,
                           seed=seed * 1_000_003 + index + 1, legal=legal)
     return _check_chunk(backend, layout, core, fens, legal)
+
+
+def batches(boards):
+    """The work of a compare: (index, FENs) per batch of CHUNK positions."""
+    fens = [echo_fen(board) for board in boards]     # the workers rebuild exactly these positions
+    return list(enumerate(fens[i:i + CHUNK] for i in range(0, len(fens), CHUNK)))
+
+
+def prepare_backend(backend_name, layout, core, log=None, ready=1.0, legal=False):
+    """The name of the backend that runs (pysim without a compiler), built once here before
+    any worker needs it."""
+    probe = get_backend(backend_name, layout, core, log=log, ready_probability=ready, legal=legal)
+    if probe.name == "cxxrtl":
+        probe.prepare()
+    return probe.name
 
 
 def compare(boards, backend_name="cxxrtl", layout="dense", core="walker", jobs=1, ready=1.0, seed=1,
             progress=None, log=None, legal=False):
     """Compare every board; ``progress(n)`` is called as positions complete."""
     start = time.perf_counter()
-    fens = [echo_fen(board) for board in boards]     # the workers rebuild exactly these positions
-    tasks = list(enumerate(fens[i:i + CHUNK] for i in range(0, len(fens), CHUNK)))
-    # build once, before any worker needs it; the name is what runs (pysim without a compiler)
-    probe = get_backend(backend_name, layout, core, log=log, ready_probability=ready, legal=legal)
-    if probe.name == "cxxrtl":
-        probe.prepare()
-    backend_name = probe.name
+    tasks = batches(boards)
+    backend_name = prepare_backend(backend_name, layout, core, log, ready, legal)
     total = Summary(backend_name, layout, core, legal)
     jobs = max(1, min(jobs, len(tasks), os.cpu_count() or 1))
     if jobs == 1:

@@ -29,7 +29,7 @@ from .toolchain import ToolMissing, cache_dir, cxx_compiler, tool
 from .wire import board_bytes, counters_from_word, move_from_word, position_bytes, word_from_move
 
 __all__ = ["BackendUnavailable", "build_model", "build_perft_model", "build_leafcount_model", "CxxrtlBackend",
-           "CxxrtlPerft", "CxxrtlLeafCounter", "DEFAULT_CXXFLAGS"]
+           "CxxrtlPerft", "CxxrtlLeafCounter", "DEFAULT_CXXFLAGS", "builds", "use_builds"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # Everything here keeps write_cxxrtl at one eval per clock: opt without -nodffe/-nosdff
@@ -191,8 +191,35 @@ def build_leafcount_model(log=None):
     return _compile("leafcount", "leafcount_driver.cc", lambda: _rtlil(LeafCounterTop()), "the leaf counter", log)
 
 
+_BUILDS = {}        # design name -> the library this process found or built (recorded only)
+_KNOWN = {}         # design name -> a library another process found (use_builds: a cluster's workers)
+
+
+def builds():
+    """The cache folders of the models this process has built or found."""
+    return sorted(library.parent.name for library in _BUILDS.values())
+
+
+def use_builds(folders):
+    """Take the models of ``folders`` (:func:`builds` of a process with the same sources,
+    which sim/cluster.py checks) from this cache where present, without elaborating their
+    designs again to find their keys."""
+    root = cache_dir("cxxrtl")
+    for folder in folders:
+        library = root / folder / "model.so"
+        if library.exists():
+            _KNOWN[folder.rsplit("-", 1)[0]] = library
+
+
 def _compile(name, driver_name, design_rtlil, what, log=None):
     """Build ``design_rtlil()`` with the driver ``driver_name`` into ``<cache>/<name>-<key>/model.so``."""
+    if name in _KNOWN:
+        return _KNOWN[name]
+    library = _BUILDS[name] = _compile_design(name, driver_name, design_rtlil, what, log)
+    return library
+
+
+def _compile_design(name, driver_name, design_rtlil, what, log=None):
     compiler = cxx_compiler()
     if compiler is None:
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")

@@ -108,6 +108,13 @@ class HardwarePerft:
         else:
             raise KeyError(f"perft in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
         self.name, self.layout, self.core, self.engines, self.max_depth = backend, layout, core, engines, max_depth
+        self.count_leaves = count_leaves
+
+    @property
+    def settings(self):
+        """What builds this array again elsewhere (a cluster's workers): ``HardwarePerft(**settings)``."""
+        return {"backend": self.name, "layout": self.layout, "core": self.core, "engines": self.engines,
+                "max_depth": self.max_depth, "count_leaves": self.count_leaves}
 
     def prepare(self):
         """Build (or find in the cache) the compiled model."""

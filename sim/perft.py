@@ -10,7 +10,7 @@ or the model's own rule): the host only makes and unmakes moves, python-chess de
 
 import time
 
-__all__ = ["legal_moves", "perft", "divide"]
+__all__ = ["legal_moves", "node_moves", "perft", "divide"]
 
 
 def legal_moves(board, stream):
@@ -41,13 +41,14 @@ def legal_moves(board, stream):
     return out
 
 
-def _moves(board, generate, legal):
+def node_moves(board, generate, legal=False):
+    """The legal moves of ``board`` (python-chess Moves) in the backend's emission order."""
     stream = generate(board).moves
     return [move.to_chess() for move in stream] if legal else legal_moves(board, stream)
 
 
 def _perft(board, depth, generate, legal=False):
-    moves = _moves(board, generate, legal)
+    moves = node_moves(board, generate, legal)
     if depth == 1:
         return len(moves)
     total = 0
@@ -63,7 +64,7 @@ def divide(board, depth, generate, legal=False, progress=None):
     is called as each root move's tree is counted."""
     board = board.copy(stack=False)
     result = []
-    moves = _moves(board, generate, legal)
+    moves = node_moves(board, generate, legal)
     for move in moves:
         if depth == 1:
             result.append((move.uci(), 1))

@@ -8,11 +8,14 @@ import chess
 import pytest
 
 from hwmovegen.cli import main
-from hwmovegen.cli.validate import LARGEST_ARRAY, MAX_ENGINES, check_engines, check_perft_depth
+from hwmovegen.cli.validate import LARGEST_ARRAY, MAX_ENGINES, MAX_LOCAL_WORKERS, check_engines, check_perft_depth
 
 from ..helpers import KIWIPETE
 
 NOT_WRITABLE = "/proc/hwmovegen"       # a folder no one can write into, root included
+# a scheduler that is not there: a --cluster request refused only once connected would fail on
+# it with another message (after Dask's connect timeout)
+NO_SCHEDULER = "tcp://127.0.0.1:9"
 
 
 def run(capsys, *argv):
@@ -178,6 +181,24 @@ IMPOSSIBLE = [
     (["build", "--board", "ulx3s-85f", "--perft-engines", str(LARGEST_ARRAY + 1)], "no target holds"),
     (["export", "--out", "ip", "--perft-engines", str(LARGEST_ARRAY + 1)], "no target holds"),
     (["board", "--sim", "--perft", "2", "--perft-engines", str(LARGEST_ARRAY + 1)], "no target holds"),
+    # --cluster: the same checks as one process, before any cluster is started or reached
+    (["perft", "--depth", "2", "--cluster", "local:0"], "at least 1"),
+    (["perft", "--depth", "2", "--cluster", "local:two"], "at least 1"),
+    (["compare", "--cluster", "local:"], "at least 1"),
+    (["compare", "--cluster", f"local:{MAX_LOCAL_WORKERS + 1}"], f"at most {MAX_LOCAL_WORKERS}"),
+    (["compare", "--cluster", ""], "scheduler address"),
+    (["compare", "--cluster", "machine-a 8786"], "scheduler address"),
+    (["compare", "--jobs", "2", "--cluster", "local:2"], "not both"),
+    (["compare", "--random", "100000000000", "--cluster", NO_SCHEDULER], "at most"),
+    (["compare", "--ready", "0", "--cluster", NO_SCHEDULER], "probability"),
+    (["perft", "--depth", "6", "--cluster", NO_SCHEDULER], "--force"),
+    (["perft", "--depth", "99", "--cluster", NO_SCHEDULER, "--force"], "at most 15"),
+    (["perft", "--depth", "2", "--fen", IMPOSSIBLE[0][0], "--cluster", NO_SCHEDULER], "more than 8 pawns"),
+    (["perft", "--in-hardware", "--depth", "6", "--cluster", NO_SCHEDULER], "--force"),
+    (["perft", "--in-hardware", "--depth", "9", "--cluster", NO_SCHEDULER, "--force"], "1 to 8 plies"),
+    (["perft", "--in-hardware", "--depth", "2", "--backend", "model", "--cluster", NO_SCHEDULER], "cxxrtl or pysim"),
+    (["perft", "--in-hardware", "--depth", "2", "--engines", str(LARGEST_ARRAY + 1), "--cluster", NO_SCHEDULER],
+     "no target holds"),
     (["frobnicate"], "invalid choice"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, places, argv, message):
