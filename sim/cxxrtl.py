@@ -276,16 +276,24 @@ def _compile_design(name, driver_name, design_rtlil, what, log=None):
 _LIBRARIES = {}
 
 
+def _open_model(path, clock=False):
+    """A compiled model's library with the signatures every driver shares (``clock``: and its
+    cycle count)."""
+    lib = ctypes.CDLL(str(path))
+    lib.hwmg_create.restype = ctypes.c_void_p
+    lib.hwmg_create.argtypes = [ctypes.c_uint64]
+    lib.hwmg_destroy.argtypes = [ctypes.c_void_p]
+    if clock:
+        lib.hwmg_clock_cycles.restype = ctypes.c_uint64
+        lib.hwmg_clock_cycles.argtypes = [ctypes.c_void_p]
+    return lib
+
+
 def _load_library(layout, core, legal, log=None):
     """The compiled model loaded with its C signatures (once per process)."""
     if (layout, core, legal) in _LIBRARIES:
         return _LIBRARIES[layout, core, legal]
-    lib = ctypes.CDLL(str(build_model(layout, core, log=log, legal=legal)))
-    lib.hwmg_create.restype = ctypes.c_void_p
-    lib.hwmg_create.argtypes = [ctypes.c_uint64]
-    lib.hwmg_destroy.argtypes = [ctypes.c_void_p]
-    lib.hwmg_clock_cycles.restype = ctypes.c_uint64
-    lib.hwmg_clock_cycles.argtypes = [ctypes.c_void_p]
+    lib = _open_model(build_model(layout, core, log=log, legal=legal), clock=True)
     lib.hwmg_generate.restype = ctypes.c_long
     lib.hwmg_generate.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
                                   ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
@@ -425,11 +433,8 @@ class CxxrtlPerft:
 
     def prepare(self):
         if self._handle is None:
-            lib = ctypes.CDLL(str(build_perft_model(self.layout, self.core, self.engines, self.max_depth,
-                                                    log=self.log, count_leaves=self.count_leaves)))
-            lib.hwmg_create.restype = ctypes.c_void_p
-            lib.hwmg_create.argtypes = [ctypes.c_uint64]
-            lib.hwmg_destroy.argtypes = [ctypes.c_void_p]
+            lib = _open_model(build_perft_model(self.layout, self.core, self.engines, self.max_depth,
+                                                log=self.log, count_leaves=self.count_leaves))
             lib.hwmg_perft_start.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
             lib.hwmg_perft_run.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p]
             self._lib, self._words = lib, lib.hwmg_counter_words()
@@ -467,12 +472,7 @@ class CxxrtlLeafCounter:
 
     def prepare(self):
         if self._handle is None:
-            lib = ctypes.CDLL(str(build_leafcount_model(log=self.log)))
-            lib.hwmg_create.restype = ctypes.c_void_p
-            lib.hwmg_create.argtypes = [ctypes.c_uint64]
-            lib.hwmg_destroy.argtypes = [ctypes.c_void_p]
-            lib.hwmg_clock_cycles.restype = ctypes.c_uint64
-            lib.hwmg_clock_cycles.argtypes = [ctypes.c_void_p]
+            lib = _open_model(build_leafcount_model(log=self.log), clock=True)
             lib.hwmg_count.restype = ctypes.c_long
             lib.hwmg_count.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p,
                                        ctypes.c_void_p, ctypes.c_void_p]
