@@ -68,13 +68,13 @@ def run(args):
 
 
 def _compare(args):
+    if args.cluster and args.jobs != 1:
+        raise CliError("give --jobs or --cluster, not both")
     boards = [record.board for record in read_epd_files(args.epd or [])]
     if args.random:
         boards += random_boards(args.random, seed=args.seed)
     if not args.epd and not args.random:
         boards = [record.board for record in bundled_suites()]
-    if args.cluster and args.jobs != 1:
-        raise CliError("give --jobs or --cluster, not both")
     backend(args, ready_probability=args.ready)     # validates, builds, says if it falls back
     bar = progress(args, len(boards))
     cluster = None
