@@ -1,6 +1,8 @@
 """The top of the move generator: board RAM, a core and its ROMs."""
 
-from amaranth import Module, Mux, ResetInserter, Signal
+from types import SimpleNamespace
+
+from amaranth import Const, Module, Mux, ResetInserter, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -12,6 +14,7 @@ from .rom import MoveTableROM
 from .fast import FastCore, NoRom
 from .fifo import RECORDS
 from .legality import LegalityStage
+from .order import MoveOrderer, Order
 from .types import BoardState, Counters, Move
 from .walker import WalkerCore
 
@@ -68,13 +71,17 @@ class MoveGenerator(wiring.Component):
         when idle, and with the fast core whenever the legality stage's setup is not reading
         it (the core copied the board at start, the stage keeps what it read), while moves
         still stream.
+    order : In(Order), with ``order=True`` only
+        Sampled with ``start``: the order of this position's moves (:class:`~.order.MoveOrderer`),
+        each with its ``check`` flag. The stream, ``done`` and the counters are then the ordered
+        stream's; ``steps`` and ``promotion_nodes`` the core's. Without ``order`` the flag is 0.
     move_planes, move_state : with ``positions=True`` only
         The position the move on the stream was generated from, while ``moves.valid`` (with
         ``legal``, for the pseudo-legal moves of ``all_moves`` positions): the fast core keeps
         a copy of each position in flight, the walker's board holds it.
     """
 
-    def __init__(self, layout="dense", core="walker", legal=False, editable=False, positions=False):
+    def __init__(self, layout="dense", core="walker", legal=False, editable=False, positions=False, order=False):
         if core not in CORES:
             raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORES)})")
         self.layout = get_layout(layout) if isinstance(layout, str) else layout
@@ -82,6 +89,7 @@ class MoveGenerator(wiring.Component):
         self.legal = legal
         self.editable = editable
         self.positions = positions
+        self.ordered = order
         super().__init__({
             "load": In(LoadSignature()),
             "start": In(1),
@@ -92,6 +100,7 @@ class MoveGenerator(wiring.Component):
             "moves": Out(stream.Signature(Move)),
             "counters": Out(Counters),
             **({"all_moves": In(1)} if legal else {}),
+            **({"order": In(Order)} if order else {}),
             **({"edit": In(EditSignature()), "planes": Out(PLANES), "board_state": Out(BoardState),
                 "board_free": Out(1)} if editable else {}),
             **({"move_planes": Out(PLANES), "move_state": Out(BoardState)} if positions else {}),
@@ -120,47 +129,83 @@ class MoveGenerator(wiring.Component):
         if self.editable:
             wiring.connect(m, wiring.flipped(self.edit), board.edit)
             m.d.comb += [self.planes.eq(board.planes), self.board_state.eq(board.state)]
-        if self.positions and LOAD_WHILE_BUSY[self.core]:
-            # a copy of each position in flight, written as it starts, read by the stream's record
+        # the position of the move on the core's stream: a copy of each position in flight (written
+        # as it starts, read by the stream's record) for a core that runs them back to back
+        move_planes, move_state = Signal(PLANES), Signal(BoardState)
+        if (self.positions or self.ordered) and LOAD_WHILE_BUSY[self.core]:
             layout = data.StructLayout({"planes": PLANES, "state": BoardState})
             m.submodules.positions = copies = Memory(shape=layout, depth=RECORDS, init=[])
             write, read = copies.write_port(), copies.read_port(domain="comb")
             m.d.comb += [write.addr.eq(core.next_position), write.en.eq(core.start & core.start_ready),
                          write.data.planes.eq(board.planes), write.data.state.eq(board.state),
                          read.addr.eq(core.position),
-                         self.move_planes.eq(read.data.planes), self.move_state.eq(read.data.state)]
-        elif self.positions:
-            m.d.comb += [self.move_planes.eq(board.planes), self.move_state.eq(board.state)]
+                         move_planes.eq(read.data.planes), move_state.eq(read.data.state)]
+        else:
+            m.d.comb += [move_planes.eq(board.planes), move_state.eq(board.state)]
+        if self.positions:
+            m.d.comb += [self.move_planes.eq(move_planes), self.move_state.eq(move_state)]
         if self.editable and not self.legal:
             m.d.comb += self.board_free.eq(~self.busy)
+        # what the core (and the legality stage) hand on: the ports themselves, or the orderer's input
+        up = self if not self.ordered else SimpleNamespace(
+            start=Signal(1, name="up_start"), start_ready=Signal(1, name="up_start_ready"),
+            busy=Signal(1, name="up_busy"), done=Signal(1, name="up_done"),
+            counters=Signal(Counters, name="up_counters"),
+            moves=stream.Signature(Move).create(path=("up_moves",)))
+        tagged = self._generate(m, up, core, board)
+        if self.ordered:
+            # the legal stream's position is the board's (one at a time), a named one its copy
+            self._order(m, up, core, tagged, Mux(tagged, move_planes, board.planes),
+                        Mux(tagged, move_state, board.state))
+        return m
+
+    def _order(self, m, up, core, tagged, move_planes, move_state):
+        """The orderer behind the generator: it takes the stream, ``done`` and the counters."""
+        m.submodules.orderer = orderer = ResetInserter(self.abort)(MoveOrderer())
+        wiring.connect(m, up.moves, orderer.moves_in)
+        wiring.connect(m, orderer.moves, wiring.flipped(self.moves))
+        m.d.comb += [
+            up.start.eq(self.start & orderer.begin_ready),
+            self.start_ready.eq(up.start_ready & orderer.begin_ready),
+            orderer.begin.eq(self.start & self.start_ready), orderer.order.eq(self.order),
+            orderer.begin_position.eq(core.next_position),
+            orderer.planes.eq(move_planes), orderer.state.eq(move_state),
+            orderer.foreign.eq(tagged & (core.position != orderer.position)),
+            orderer.end.eq(up.done), orderer.end_counters.eq(up.counters),
+            self.busy.eq(up.busy | orderer.busy), self.done.eq(orderer.done), self.counters.eq(orderer.counters),
+        ]
+
+    def _generate(self, m, up, core, board):
+        """The core's stream, filtered by the legality stage with ``legal``, onto ``up``. Returns
+        whether the stream's moves are named by ``core.position`` (positions back to back)."""
         if not self.legal:
-            wiring.connect(m, wiring.flipped(self.moves), core.moves)
+            wiring.connect(m, wiring.flipped(up.moves), core.moves)
             m.d.comb += [
-                core.start.eq(self.start),
-                self.start_ready.eq(core.start_ready),
-                self.busy.eq(core.busy),
-                self.done.eq(core.done),
-                self.counters.eq(core.counters),
+                core.start.eq(up.start),
+                up.start_ready.eq(core.start_ready),
+                up.busy.eq(core.busy),
+                up.done.eq(core.done),
+                up.counters.eq(core.counters),
             ]
-            return m
+            return Const(int(LOAD_WHILE_BUSY[self.core]), 1)
 
         # legal: the stage filters the core's stream; the counters follow the legal stream.
         # `bypass` (all_moves at start) hands the core's stream and counters out as they are.
         m.submodules.legality = stage = ResetInserter(self.abort)(LegalityStage())
         pending, active = Signal(1), Signal(1)      # the core is done / a position is under way
         bypass = Signal(1)
-        starting = self.start & self.start_ready
+        starting = up.start & up.start_ready
         with m.If(starting):
             m.d.sync += bypass.eq(self.all_moves)
         m.d.comb += [
             core.start.eq(starting),
             # a legal position alone, so that the stream's source never changes under a position;
             # pseudo-legal ones (the stage bypassed) back to back, as the core runs them
-            self.start_ready.eq(core.start_ready & ~active & (~core.busy | (bypass & self.all_moves))),
+            up.start_ready.eq(core.start_ready & ~active & (~core.busy | (bypass & self.all_moves))),
             stage.start.eq(starting & ~self.all_moves),
             stage.planes.eq(board.planes), stage.state.eq(board.state),
         ]
-        out = self.moves
+        out = up.moves
         with m.If(bypass):
             m.d.comb += [out.valid.eq(core.moves.valid), out.payload.eq(core.moves.payload),
                          core.moves.ready.eq(out.ready)]
@@ -194,7 +239,8 @@ class MoveGenerator(wiring.Component):
                 m.d.comb += self.board_free.eq(~(active & ~stage.ready))
             else:
                 m.d.comb += self.board_free.eq(~self.busy)
-        m.d.comb += [self.busy.eq(active | core.busy),
-                     self.done.eq(Mux(bypass, core.done, done)),
-                     self.counters.eq(Mux(bypass, core.counters, counted))]
-        return m
+        m.d.comb += [up.busy.eq(active | core.busy),
+                     up.done.eq(Mux(bypass, core.done, done)),
+                     up.counters.eq(Mux(bypass, core.counters, counted))]
+        # the legal stream runs one position at a time; pseudo-legal ones back to back, named
+        return bypass & Const(int(LOAD_WHILE_BUSY[self.core]), 1)

@@ -28,6 +28,7 @@ class Move(data.Struct):
     double: 1
     en_passant: 1
     castle: 1
+    check: 1           # gives direct check (:mod:`.order`); 0 from a generator built without ordering
 
 
 class BoardState(data.Struct):
@@ -41,6 +42,7 @@ class BoardState(data.Struct):
 class GenerateFlags(data.Struct):
     """The options of a host-link GENERATE request: the byte after the position image."""
     legal: 1           # the legal moves (the legality stage), not the pseudo-legal ones
+    order: 2           # :class:`~.order.Order` of an ordering generator (0, the core's order, otherwise)
 
 
 class Counters(data.Struct):

@@ -1,0 +1,359 @@
+"""Ordered generation: a position's moves collected, flagged for check, and emitted by bins.
+
+A search wants its moves in a good order, not in square order: Belle's find-victim /
+find-attacker cycle and the Deep Blue chip emit the captures most valuable victim first,
+least valuable attacker first, then the rest. :class:`MoveOrderer` does it behind any core
+(and behind the legality stage): it takes the generator's stream one move a cycle, computes
+each move's bin and direct-check flag from the move's own position, and writes it into one of
+one of three banks, where each of the 32 bins is a linked list in arrival order. When the
+position is complete its bank is read out bin by bin, one move a cycle, while the next positions
+fill the other banks (with two, the core would wait for every emission to end). The order and the check rule are the golden model's (:mod:`hwmovegen.sim.order`)::
+
+    moves ─► input ─► bin, check ─► bank 0/1/2 ─► bins in order ─► moves (with ``check``)
+    (any order, back to back)      (lists per bin)
+
+Bins: ``(5 - victim) * 6 + attacker - 1`` for a capture (python-chess piece types, the victim
+of en passant a pawn, the attacker a pawn for every promotion), 30 for a promotion without
+capture, 31 for every other move. ``square`` mode puts every move in bin 31 (today's order),
+``captures`` mode keeps only bins 0-29 (the list a quiescence search wants).
+
+Check (direct only): the moved piece on its destination, or the rook of a castling, attacks the
+opponent's king after the move. It is read from the king's rays on the board before the move,
+each up to its first occupied square: a destination on a matching ray checks. The from-square
+matters only where the moved piece leaves along the line it came from (the position refuses a
+side not to move in check, so only a promotion or the castling rook can): there the piece checks
+if its from-square is the ray's first occupied square.
+"""
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, enum, stream, wiring
+from amaranth.lib.fifo import SyncFIFOBuffered
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from ..tables.lines import KING_STEPS, KNIGHT_STEPS
+from .bitboards import slide, spread, wire
+from .core import PLANES
+from .fifo import RECORDS
+from .types import COUNTER_WIDTH, BoardState, Counters, Move
+
+__all__ = ["Order", "MoveOrderer", "BINS", "CAPTURE_BINS", "BANK_MOVES", "ORDER_IN_FLIGHT"]
+
+BINS = 32
+CAPTURE_BINS = 30           # bins 0-29 are the captures; 30 the other promotions, 31 the rest
+PROMOTION_BIN, QUIET_BIN = 30, 31
+BANK_MOVES = 512            # more than any position holds: 15 queens' 27 moves and a king's 10
+BANKS = 3
+ORDER_IN_FLIGHT = RECORDS   # positions between start and the ordered done
+
+_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = 1, 2, 3, 4, 5, 6
+_N, _NE, _E, _SE, _S, _SW, _W, _NW = range(8)
+
+
+class Order(enum.Enum, shape=2):
+    """The order of a position's moves, chosen at ``start``."""
+    SQUARE = 0          # the core's order
+    MVV_LVA = 1         # captures by victim, then attacker; promotions; the rest
+    CAPTURES = 2        # the captures alone, in MVV-LVA order
+
+
+class _Item(data.Struct):
+    """What enters the orderer's pipeline: a move of the position at the input, or its end."""
+    move: Move
+    close: 1
+    bank: range(3)
+    order: Order
+
+
+def _bit(bits, index):
+    return bits.bit_select(index, 1)
+
+
+def _piece_at(m, planes, square, name):
+    """The piece type (1-6, 0 empty) on ``square``."""
+    kind = Signal(3, name=name)
+    m.d.comb += kind.eq(Cat(_bit(planes[0], square), _bit(planes[1], square), _bit(planes[2], square)))
+    return kind
+
+
+class CheckFlag(wiring.Component):
+    """A move and its position -> whether the move gives direct check (combinational)."""
+
+    move: In(Move)
+    planes: In(PLANES)
+    state: In(BoardState)
+    mover: In(3)            # the moving piece's type
+    check: Out(1)
+
+    def elaborate(self, platform):
+        m = Module()
+        move, planes, white = self.move, self.planes, self.state.white_to_move
+        # the opponent's king: piece code 6 in the other colour (plane 3 is black)
+        p0, p1, p2, p3 = (planes[k] for k in range(4))
+        occupied = wire(m, p0 | p1 | p2, "occupied")
+        theirs = Mux(white, p3, ~p3)
+        king = wire(m, ~p0 & p1 & p2 & theirs, "king")
+        reach = []
+        for d in KING_STEPS:
+            reach.append(slide(m, occupied, king, d, f"ray{d}"))
+        ortho = wire(m, reach[_N] | reach[_E] | reach[_S] | reach[_W], "ortho")
+        diag = wire(m, reach[_NE] | reach[_SE] | reach[_SW] | reach[_NW], "diag")
+        knight = wire(m, spread(king, KNIGHT_STEPS), "knight")
+        # the squares a pawn of the side to move attacks the king from: behind it, diagonally
+        pawn = wire(m, Mux(white, spread(king, (_SE, _SW)), spread(king, (_NE, _NW))), "pawn")
+        frm, to = move.frm, move.to
+        east = to[:3] > frm[:3]
+        # the from-square first on the king's ray along the move's own line (promotions, castling)
+        file_xray = Mux(white, _bit(reach[_N], frm), _bit(reach[_S], frm))
+        diag_xray = Mux(white, Mux(east, _bit(reach[_NE], frm), _bit(reach[_NW], frm)),
+                        Mux(east, _bit(reach[_SE], frm), _bit(reach[_SW], frm)))
+        # castling: the rook lands beside the king's from-square, towards the king's destination
+        rook_to = Mux(east, frm + 1, frm + 63)[:6]      # frm - 1 modulo 64
+        castle_check = _bit(ortho, rook_to) | Mux(east, _bit(reach[_E], frm), _bit(reach[_W], frm))
+        piece = Mux(move.promotion != 0, move.promotion, self.mover)
+        xray = Mux(move.promotion != 0, Mux(move.capture, diag_xray, file_xray), 0)
+        with m.If(move.castle):
+            m.d.comb += self.check.eq(castle_check)
+        with m.Else():
+            with m.Switch(piece):
+                with m.Case(_PAWN):
+                    m.d.comb += self.check.eq(_bit(pawn, to))
+                with m.Case(_KNIGHT):
+                    m.d.comb += self.check.eq(_bit(knight, to))
+                with m.Case(_BISHOP):
+                    m.d.comb += self.check.eq(_bit(diag, to) | (xray & move.capture))
+                with m.Case(_ROOK):
+                    m.d.comb += self.check.eq(_bit(ortho, to) | (xray & ~move.capture))
+                with m.Case(_QUEEN):
+                    m.d.comb += self.check.eq(_bit(ortho | diag, to) | xray)
+        return m
+
+
+def _one_hot(bank):
+    return (Const(1, BANKS) << bank)[:BANKS]
+
+
+def _following(bank):
+    return Mux(bank == BANKS - 1, 0, bank + 1)
+
+
+def _lowest(bits, width):
+    """(any, index of the lowest set bit) of ``bits``."""
+    index = Const(0, range(width))
+    for i in reversed(range(width)):
+        index = Mux(bits[i], i, index)
+    return bits.any(), index
+
+
+class MoveOrderer(wiring.Component):
+    """A generator's stream in, the same moves ordered per position and flagged for check out.
+
+    Ports
+    -----
+    begin, order, begin_ready, begin_position : In(1), In(Order), Out(1), In(range(RECORDS))
+        A position is started upstream (``begin``, in a cycle with ``begin_ready``) to be emitted
+        in ``order``; ``begin_position`` is the number the upstream core gives it.
+    moves_in, planes, state, foreign : In(stream), In(PLANES), In(BoardState), In(1)
+        The upstream stream, with the position of the move on it; ``foreign``: the move belongs
+        to a later position than ``position`` (a core running positions back to back; the move
+        waits while the orderer closes the earlier ones).
+    position : Out(range(RECORDS))
+        The upstream number of the position whose moves the orderer takes now.
+    end, end_counters : In(1), In(Counters)
+        Upstream's ``done``, in start order, and its counters then (``steps`` and
+        ``promotion_nodes`` are passed on with the ordered ``done``).
+    moves : Out(stream.Signature(Move))
+        The ordered stream.
+    busy, done, counters : Out(1), Out(1), Out(Counters)
+        ``done`` pulses once per position, in start order, after its last ordered move; the
+        counters are those of the ordered stream (cycles in segments between ``done``\\ s, as the
+        fast core counts them; moves and stalls at the output), with upstream's steps.
+    """
+
+    begin: In(1)
+    order: In(Order)
+    begin_position: In(range(RECORDS))
+    begin_ready: Out(1)
+    moves_in: In(stream.Signature(Move))
+    planes: In(PLANES)
+    state: In(BoardState)
+    foreign: In(1)
+    position: Out(range(RECORDS))
+    end: In(1)
+    end_counters: In(Counters)
+    moves: Out(stream.Signature(Move))
+    busy: Out(1)
+    done: Out(1)
+    counters: Out(Counters)
+
+    def elaborate(self, platform):
+        m = Module()
+        index_shape = range(BANK_MOVES)
+
+        # positions started and their orders, in start order (stdlib FIFOs: nothing special here)
+        m.submodules.starts = starts = SyncFIFOBuffered(width=Order.as_shape().width + len(self.begin_position),
+                                                        depth=ORDER_IN_FLIGHT)
+        m.submodules.ends = ends = SyncFIFOBuffered(width=2 * COUNTER_WIDTH, depth=ORDER_IN_FLIGHT)
+        in_flight = Signal(range(ORDER_IN_FLIGHT + 1))
+        finish = Signal(1)
+        begin = self.begin & self.begin_ready
+        m.d.comb += [
+            self.begin_ready.eq((in_flight < ORDER_IN_FLIGHT) & starts.w_rdy),
+            starts.w_en.eq(begin), starts.w_data.eq(Cat(self.order, self.begin_position)),
+            ends.w_en.eq(self.end),
+            ends.w_data.eq(Cat(self.end_counters.steps, self.end_counters.promotion_nodes)),
+        ]
+        m.d.sync += in_flight.eq(in_flight + begin - finish)
+        head_order = Signal(Order)
+        m.d.comb += [Cat(head_order, self.position).eq(starts.r_data)]
+
+        # ---- input: the moves of the position at the head of ``starts``, then its close
+        claimed = Signal(BANKS)         # a bank belongs to a position being collected or emitted
+        in_bank = Signal(range(BANKS))
+        in_claimed = Signal(1)          # the position at the input holds in_bank
+        credit = Signal(range(-ORDER_IN_FLIGHT - 1, ORDER_IN_FLIGHT + 2))    # upstream dones - closes
+        can_enter = starts.r_rdy & (in_claimed | ~_bit(claimed, in_bank))
+        close = can_enter & ((credit > 0) | (self.moves_in.valid & self.foreign))
+        take = can_enter & ~close & self.moves_in.valid & ~self.foreign
+        m.d.comb += [self.moves_in.ready.eq(take), starts.r_en.eq(close)]
+        m.d.sync += credit.eq(credit + self.end - close)
+        clear_claim = Signal(BANKS)
+        set_claim = Signal(BANKS)
+        with m.If((take | close) & ~in_claimed):
+            m.d.comb += set_claim.eq(_one_hot(in_bank))
+        m.d.sync += claimed.eq((claimed | set_claim) & ~clear_claim)
+        with m.If(close):
+            m.d.sync += [in_bank.eq(_following(in_bank)), in_claimed.eq(0)]
+        with m.Elif(take):
+            m.d.sync += in_claimed.eq(1)
+
+        # stage 1: the move and its position, registered
+        s1 = Signal(_Item)
+        s1_valid = Signal(1)
+        s1_planes, s1_state = Signal(PLANES), Signal(BoardState)
+        m.d.sync += [s1_valid.eq(take | close), s1.move.eq(self.moves_in.payload), s1.close.eq(close),
+                     s1.bank.eq(in_bank), s1.order.eq(head_order),
+                     s1_planes.eq(self.planes), s1_state.eq(self.state)]
+
+        # stage 2: the bin and the check flag, registered
+        mover = _piece_at(m, s1_planes, s1.move.frm, "mover")
+        victim = Mux(s1.move.en_passant, _PAWN, _piece_at(m, s1_planes, s1.move.to, "victim"))
+        m.submodules.check = check = CheckFlag()
+        m.d.comb += [check.move.eq(s1.move), check.planes.eq(s1_planes), check.state.eq(s1_state),
+                     check.mover.eq(mover)]
+        capture_bin = Signal(5)
+        m.d.comb += capture_bin.eq((5 - victim) * 6 + mover - 1)
+        s2 = Signal(_Item)
+        s2_valid = Signal(1)
+        s2_bin = Signal(range(BINS))
+        kept = (s1.order != Order.CAPTURES) | s1.move.capture | s1.close
+        m.d.sync += [s2_valid.eq(s1_valid & kept), s2.eq(s1), s2.move.check.eq(check.check),
+                     s2_bin.eq(Mux(s1.order == Order.SQUARE, QUIET_BIN,
+                                   Mux(s1.move.capture, capture_bin,
+                                       Mux(s1.move.promotion != 0, PROMOTION_BIN, QUIET_BIN))))]
+
+        # ---- the banks: the moves, and per bin a linked list (head, tail, next pointers)
+        m.submodules.entries = entries = Memory(shape=Move, depth=BANKS * BANK_MOVES, init=[])
+        m.submodules.links = links = Memory(shape=index_shape, depth=BANKS * BANK_MOVES, init=[])
+        entry_write, link_write = entries.write_port(), links.write_port()
+        entry_read, link_read = entries.read_port(), links.read_port()
+        # per bank and bin (index Cat(bin, bank)): the first and the last move of its list
+        heads = Array(Signal(index_shape, name=f"head{i}") for i in range(BANKS * BINS))
+        tails = Array(Signal(index_shape, name=f"tail{i}") for i in range(BANKS * BINS))
+        filled = Array(Signal(BINS, name=f"filled{b}") for b in range(BANKS))     # the bins with moves
+        counts = Array(Signal(range(BANK_MOVES + 1), name=f"count{b}") for b in range(BANKS))
+        closed = Signal(BANKS)          # a bank's position is complete: it may be emitted
+        cleared = Signal(BANKS)         # a bank's emission ended: it is empty again
+
+        # stage 2 writes a move into its bank's next entry and links it behind its bin's tail
+        slot = Cat(s2_bin, s2.bank)
+        s2_filled = filled[s2.bank]
+        s2_count = counts[s2.bank]
+        write = s2_valid & ~s2.close
+        m.d.comb += [
+            entry_write.addr.eq(Cat(s2_count[:len(s2_count) - 1], s2.bank)), entry_write.data.eq(s2.move),
+            entry_write.en.eq(write),
+            link_write.addr.eq(Cat(tails[slot], s2.bank)), link_write.data.eq(s2_count),
+            link_write.en.eq(write & _bit(s2_filled, s2_bin)),
+        ]
+        with m.If(write):
+            m.d.sync += tails[slot].eq(s2_count)
+            with m.If(~_bit(s2_filled, s2_bin)):
+                m.d.sync += heads[slot].eq(s2_count)
+        for b in range(BANKS):
+            with m.If(cleared[b]):
+                m.d.sync += [filled[b].eq(0), counts[b].eq(0)]
+            with m.Elif(write & (s2.bank == b)):
+                m.d.sync += [filled[b].eq(filled[b] | (Const(1, BINS) << s2_bin)[:BINS]),
+                             counts[b].eq(counts[b] + 1)]
+        close_bank = Signal(BANKS)
+        with m.If(s2_valid & s2.close):
+            m.d.comb += close_bank.eq(_one_hot(s2.bank))
+
+        # ---- emission: the closed banks in turn, each bin's list in order, a move a cycle
+        out_bank = Signal(range(BANKS))
+        following = _following(out_bank)
+        have = Signal(1)                # the read ports hold the entry ``current``
+        current = Signal(index_shape)
+        current_bin = Signal(range(BINS))
+        out_filled = filled[out_bank]
+        out_closed = _bit(closed, out_bank)
+        transfer = self.moves.valid & self.moves.ready
+        stall = self.moves.valid & ~self.moves.ready
+        at_tail = current == tails[Cat(current_bin, out_bank)]
+        later = out_filled & Cat(*(current_bin < i for i in range(BINS)))
+        any_later, next_bin = _lowest(later, BINS)
+        any_first, first_bin = _lowest(out_filled, BINS)
+        any_next, next_first = _lowest(filled[following], BINS)
+        issue, issue_index, issue_bin = Signal(1), Signal(index_shape), Signal(range(BINS))
+        issue_bank = Signal(range(BANKS))
+        m.d.comb += issue_bank.eq(out_bank)
+        with m.If(have):
+            with m.If(transfer):
+                with m.If(~at_tail):
+                    m.d.comb += [issue.eq(1), issue_index.eq(link_read.data), issue_bin.eq(current_bin)]
+                with m.Elif(any_later):
+                    m.d.comb += [issue.eq(1), issue_index.eq(heads[Cat(next_bin, out_bank)]),
+                                 issue_bin.eq(next_bin)]
+                with m.Else():
+                    m.d.comb += finish.eq(1)
+                    # the next bank's first move at once, if it is complete (no cycle between positions)
+                    with m.If(_bit(closed, following) & (ends.r_level >= 2) & any_next):
+                        m.d.comb += [issue.eq(1), issue_bank.eq(following),
+                                     issue_index.eq(heads[Cat(next_first, following)]), issue_bin.eq(next_first)]
+        with m.Elif(out_closed & ends.r_rdy):       # upstream's done for it is in too
+            with m.If(any_first):
+                m.d.comb += [issue.eq(1), issue_index.eq(heads[Cat(first_bin, out_bank)]), issue_bin.eq(first_bin)]
+            with m.Else():
+                m.d.comb += finish.eq(1)
+        m.d.comb += [
+            entry_read.addr.eq(Cat(issue_index, issue_bank)), link_read.addr.eq(Cat(issue_index, issue_bank)),
+            entry_read.en.eq(issue), link_read.en.eq(issue),
+            self.moves.valid.eq(have), self.moves.payload.eq(entry_read.data),
+        ]
+        with m.If(issue):
+            m.d.sync += [have.eq(1), current.eq(issue_index), current_bin.eq(issue_bin)]
+        with m.Elif(transfer):
+            m.d.sync += have.eq(0)
+        with m.If(finish):
+            m.d.comb += [cleared.eq(_one_hot(out_bank)), clear_claim.eq(_one_hot(out_bank))]
+            m.d.sync += out_bank.eq(following)
+        m.d.sync += closed.eq((closed | close_bank) & ~cleared)
+
+        # ---- done and the counters: segments between dones, as the fast core counts them
+        m.d.comb += ends.r_en.eq(finish)
+        seg_cycles, seg_moves, seg_stalls = Signal(32), Signal(32), Signal(32)
+        result = Signal(Counters)
+        done = Signal(1)
+        active = (in_flight != 0) | begin
+        with m.If(finish):
+            m.d.sync += [seg_cycles.eq(0), seg_moves.eq(0), seg_stalls.eq(0),
+                         result.cycles.eq(seg_cycles + 1), result.moves.eq(seg_moves + transfer),
+                         result.stalls.eq(seg_stalls + stall),
+                         Cat(result.steps, result.promotion_nodes).eq(ends.r_data)]
+        with m.Else():
+            m.d.sync += [seg_cycles.eq(seg_cycles + active), seg_moves.eq(seg_moves + transfer),
+                         seg_stalls.eq(seg_stalls + stall)]
+        m.d.sync += done.eq(finish)
+        m.d.comb += [self.done.eq(done), self.counters.eq(result), self.busy.eq(in_flight != 0)]
+        return m
