@@ -53,6 +53,15 @@ def add_legal(parser):
                              "rule with --backend model); python-chess decides nothing")
 
 
+def add_order(parser):
+    from ..sim.order import ORDERS
+    parser.add_argument("--order", choices=list(ORDERS),
+                        help="order the moves of each position and flag those giving direct check (the "
+                             "hardware's ordering stage): mvv-lva, captures first by victim then attacker, "
+                             "then promotions, then the rest; captures, the captures alone; square, the core's "
+                             "order (default: no ordering stage, no check flags)")
+
+
 def add_backend(parser, hardware_only=False):
     choices = [name for name in BACKENDS if not hardware_only or name != "model"]
     parser.add_argument("--backend", default=DEFAULT_BACKEND, choices=choices,
@@ -114,7 +123,7 @@ def backend(args, core=None, **options):
     from ..sim.cxxrtl import BackendUnavailable
     try:
         chosen = get_backend(args.backend, layout=args.layout, core=core or args.core, log=log(args),
-                             legal=getattr(args, "legal", False), **options)
+                             legal=getattr(args, "legal", False), order=getattr(args, "order", None), **options)
         if chosen.name == "cxxrtl":
             chosen.prepare()
     except KeyError as error:

@@ -11,7 +11,7 @@ from ..boards.targets import TARGETS, get_target
 from ..sim.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
 from ..sim.perft import divide
-from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
+from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal, add_order,
                      add_positions, backend, cluster_rows, cluster_session, log, positions, progress)
 from .validate import (MAX_ENGINES, add_force, check_engines, check_perft_depth, effective_backend, positive_float,
                        positive_int, vcd_file, whole)
@@ -31,6 +31,7 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
+    add_order(p)
     add_json(p)
     p.add_argument("--vcd", metavar="FILE", type=vcd_file,
                    help="pysim only: write the waveform of the position and a GTKWave save file beside it")
@@ -89,6 +90,7 @@ def _moves(args):
         if args.json:
             out = {"fen": record.fen, "backend": chosen.name, "core": args.core, "legal": args.legal,
                    "moves": result.uci(),
+                   **({"order": args.order, "check": [int(m.check) for m in result.moves]} if args.order else {}),
                    **result.counters()}
             if record.ops:
                 out["epd"] = record.ops
@@ -96,8 +98,9 @@ def _moves(args):
             continue
         if len(records) > 1:
             print(("\n" if index else "") + f"# {record.fen}")
-        for move in result.uci():
-            print(move)
+        for move in result.moves:
+            # with --order, a move that gives check is marked as in SAN
+            print(move.uci() + ("+" if move.check else ""))
     return 0
 
 

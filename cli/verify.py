@@ -12,7 +12,7 @@ from ..sim.bench import PERFT_BENCH, hardware_perft_rows
 from ..sim.hwperft import HardwarePerft
 from ..sim.gigantua import find_gigantua
 from ..sim.stockfish import find_stockfish
-from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
+from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal, add_order,
                      add_ready, backend, cluster_rows, cluster_session, log, positive_int, print_rows, print_table,
                      progress)
 from .validate import MAX_ENGINES, MAX_RANDOM, MAX_REPEAT, add_force, check_engines, check_perft_depth, whole
@@ -38,6 +38,7 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
+    add_order(p)
     add_json(p)
 
     p = subparsers.add_parser("bench", help="moves per cycle, simulated cycles per second, perft timings",
@@ -82,10 +83,11 @@ def _compare(args):
         if args.cluster:
             with cluster_session(args) as session:
                 summary, cluster = session.compare(boards, args.backend, args.layout, args.core, ready=args.ready,
-                                                   seed=args.seed, progress=bar.update, legal=args.legal)
+                                                   seed=args.seed, progress=bar.update, legal=args.legal,
+                                                   order=args.order)
         else:
             summary = compare(boards, args.backend, args.layout, args.core, jobs=args.jobs, ready=args.ready,
-                              seed=args.seed, progress=bar.update, legal=args.legal)
+                              seed=args.seed, progress=bar.update, legal=args.legal, order=args.order)
     finally:
         bar.close()
     if args.json:
@@ -97,7 +99,8 @@ def _compare(args):
         print(f"... and {len(summary.mismatches) - 5} more mismatches")
     print_rows([
         ("backend", f"{summary.backend} ({summary.core} core, {summary.layout} layout"
-                    f"{', legality stage' if summary.legal else ''})"),
+                    f"{', legality stage' if summary.legal else ''}"
+                    f"{f', {summary.order} order' if summary.order else ''})"),
         ("positions", summary.positions),
         ("moves", summary.moves),
         ("legal moves", summary.legal_moves),

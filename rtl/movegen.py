@@ -74,7 +74,9 @@ class MoveGenerator(wiring.Component):
     order : In(Order), with ``order=True`` only
         Sampled with ``start``: the order of this position's moves (:class:`~.order.MoveOrderer`),
         each with its ``check`` flag. The stream, ``done`` and the counters are then the ordered
-        stream's; ``steps`` and ``promotion_nodes`` the core's. Without ``order`` the flag is 0.
+        stream's; ``steps`` and ``promotion_nodes`` the core's. ``order=`` an :class:`~.order.Order`
+        builds the orderer with that order fixed and no port (a simulation model per order).
+        Without an orderer the flag is 0.
     move_planes, move_state : with ``positions=True`` only
         The position the move on the stream was generated from, while ``moves.valid`` (with
         ``legal``, for the pseudo-legal moves of ``all_moves`` positions): the fast core keeps
@@ -89,7 +91,8 @@ class MoveGenerator(wiring.Component):
         self.legal = legal
         self.editable = editable
         self.positions = positions
-        self.ordered = order
+        self.ordered = order is not False and order is not None
+        self.fixed_order = None if order is True or not self.ordered else Order(order)
         super().__init__({
             "load": In(LoadSignature()),
             "start": In(1),
@@ -100,7 +103,7 @@ class MoveGenerator(wiring.Component):
             "moves": Out(stream.Signature(Move)),
             "counters": Out(Counters),
             **({"all_moves": In(1)} if legal else {}),
-            **({"order": In(Order)} if order else {}),
+            **({"order": In(Order)} if order is True else {}),
             **({"edit": In(EditSignature()), "planes": Out(PLANES), "board_state": Out(BoardState),
                 "board_free": Out(1)} if editable else {}),
             **({"move_planes": Out(PLANES), "move_state": Out(BoardState)} if positions else {}),
@@ -167,7 +170,7 @@ class MoveGenerator(wiring.Component):
         m.d.comb += [
             up.start.eq(self.start & orderer.begin_ready),
             self.start_ready.eq(up.start_ready & orderer.begin_ready),
-            orderer.begin.eq(self.start & self.start_ready), orderer.order.eq(self.order),
+            orderer.begin.eq(self.start & self.start_ready), orderer.order.eq(self.order if self.fixed_order is None else self.fixed_order),
             orderer.begin_position.eq(core.next_position),
             orderer.planes.eq(move_planes), orderer.state.eq(move_state),
             orderer.foreign.eq(tagged & (core.position != orderer.position)),

@@ -21,13 +21,14 @@ class ModelBackend:
     name = "model"
     hardware = False
 
-    def __init__(self, layout="dense", core="walker", legal=False):
+    def __init__(self, layout="dense", core="walker", legal=False, order=None):
         self.layout = layout
         self.core = core
         self.legal = legal
+        self.order = order
 
     def generate(self, board):
-        return generate(Position.from_board(board, check=False), self.layout, legal=self.legal)
+        return generate(Position.from_board(board, check=False), self.layout, legal=self.legal, order=self.order)
 
     def run(self, boards):
         return [self.generate(board) for board in boards]
@@ -38,17 +39,18 @@ class PysimBackend:
     name = "pysim"
     hardware = True
 
-    def __init__(self, layout="dense", core="walker", legal=False):
+    def __init__(self, layout="dense", core="walker", legal=False, order=None):
         self.layout = layout
         self.core = core
         self.legal = legal
+        self.order = order
         self.vcd_path = None
         self._session = None
 
     def run(self, boards):
         from .testbench import simulate
         positions = [Position.from_board(board, check=False) for board in boards]
-        return simulate(positions, self.layout, self.core, vcd=self.vcd_path, legal=self.legal)
+        return simulate(positions, self.layout, self.core, vcd=self.vcd_path, legal=self.legal, order=self.order)
 
     def trace(self, board):
         """One position on its own, every cycle recorded: its Generation and its cycle
@@ -58,7 +60,7 @@ class PysimBackend:
         from .testbench import simulate
         traces = []
         result = simulate([Position.from_board(board, check=False)], self.layout, self.core, legal=self.legal,
-                          traces=traces)[0]
+                          traces=traces, order=self.order)[0]
         samples = cycle_trace.window(traces[0])
         cycle_trace.check(result, samples)
         return result, samples
@@ -68,18 +70,18 @@ class PysimBackend:
         if self.vcd_path:
             return self.run([board])[0]
         if self._session is None:
-            self._session = _PysimSession(self.layout, self.core, self.legal)
+            self._session = _PysimSession(self.layout, self.core, self.legal, self.order)
         return self._session.generate(Position.from_board(board, check=False))
 
 
 class _PysimSession:
-    def __init__(self, layout, core, legal):
+    def __init__(self, layout, core, legal, order=None):
         from amaranth.sim import Simulator
         from ..rtl import MoveGenerator
-        from .testbench import generate as generate_on
+        from .testbench import generate as generate_on, order_option
 
         self.request = self.result = None
-        dut = MoveGenerator(layout, core, legal=legal)
+        dut = MoveGenerator(layout, core, legal=legal, order=order_option(order))
 
         async def serve(ctx):
             while True:
@@ -100,23 +102,27 @@ class _PysimSession:
         return self.result
 
 
-def get_backend(name, layout="dense", core="walker", log=None, ready_probability=1.0, seed=1, legal=False):
+def get_backend(name, layout="dense", core="walker", log=None, ready_probability=1.0, seed=1, legal=False,
+                order=None):
     """A backend by name. ``cxxrtl`` falls back to ``pysim`` (saying so through
     ``log``) when no C++ compiler is found. ``ready_probability`` < 1 applies
     random backpressure on the hardware backends' move stream (cxxrtl only).
-    ``legal``: the legal moves only (the hardware's legality stage, the model's rule)."""
+    ``legal``: the legal moves only (the hardware's legality stage, the model's rule).
+    ``order``: one of :data:`.order.ORDERS`, the moves ordered and flagged for check (the
+    hardware's :class:`~hwmovegen.rtl.order.MoveOrderer`, the model's rule); None, the core's order."""
     if name == "model":
-        return ModelBackend(layout, core, legal)
+        return ModelBackend(layout, core, legal, order)
     if name == "pysim":
         if ready_probability < 1:
             raise KeyError("backpressure (--ready) needs the cxxrtl backend")
-        return PysimBackend(layout, core, legal)
+        return PysimBackend(layout, core, legal, order)
     if name == "cxxrtl":
         from .cxxrtl import CxxrtlBackend
         from .toolchain import cxx_compiler
         if cxx_compiler() is None:
             if log:
                 log("no C++ compiler found (g++): falling back to the pysim backend")
-            return get_backend("pysim", layout, core, log, ready_probability, seed, legal)
-        return CxxrtlBackend(layout, core, ready_probability=ready_probability, seed=seed, log=log, legal=legal)
+            return get_backend("pysim", layout, core, log, ready_probability, seed, legal, order)
+        return CxxrtlBackend(layout, core, ready_probability=ready_probability, seed=seed, log=log, legal=legal,
+                             order=order)
     raise KeyError(f"unknown backend {name!r} (choose from {', '.join(BACKENDS)})")

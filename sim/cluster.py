@@ -136,9 +136,9 @@ def _run(function, index, digest, models, *args):
     return index, result, cycles, get_worker().address, time.perf_counter() - start
 
 
-def _compare_task(index, fens, backend_name, layout, core, ready, seed, legal):
+def _compare_task(index, fens, backend_name, layout, core, ready, seed, legal, order=None):
     from .compare import check_batch
-    summary = check_batch(index, fens, backend_name, layout, core, ready, seed, legal)
+    summary = check_batch(index, fens, backend_name, layout, core, ready, seed, legal, order)
     return summary, summary.cycles
 
 
@@ -272,15 +272,15 @@ class Session:
         raise ClusterUnreachable(f"lost the Dask scheduler at {self.address} ({reason})") from None
 
     def compare(self, boards, backend_name="cxxrtl", layout="dense", core="walker", ready=1.0, seed=1,
-                progress=None, log=None, legal=False):
+                progress=None, log=None, legal=False, order=None):
         """:func:`.compare.compare` on the cluster: (Summary, cluster report)."""
         from .compare import Summary, batches, prepare_backend
         start = time.perf_counter()
-        backend_name = prepare_backend(backend_name, layout, core, log, ready, legal)
-        tasks = [(_compare_task, (index, fens, backend_name, layout, core, ready, seed, legal))
+        backend_name = prepare_backend(backend_name, layout, core, log, ready, legal, order)
+        tasks = [(_compare_task, (index, fens, backend_name, layout, core, ready, seed, legal, order))
                  for index, fens in batches(boards)]
         summaries, stats = self.gather(tasks, progress, weight=lambda args: len(args[1]))
-        total = Summary(backend_name, layout, core, legal)
+        total = Summary(backend_name, layout, core, legal, order=order)
         for summary in summaries:
             total.add(summary)
         total.seconds = time.perf_counter() - start

@@ -42,6 +42,7 @@ class Summary:
     layout: str
     core: str
     legal: bool = False
+    order: str | None = None         # the moves ordered and flagged for check (:mod:`.order`)
     positions: int = 0
     moves: int = 0
     legal_moves: int = 0
@@ -67,6 +68,8 @@ class Summary:
 
     def as_dict(self):
         out = asdict(self)
+        if self.order is None:
+            del out["order"]
         out["seconds"] = round(self.seconds, 3)
         out["moves_per_cycle"] = round(self.moves_per_cycle, 4) if self.cycles else None
         out["mismatches"] = [asdict(m) for m in self.mismatches]
@@ -80,9 +83,10 @@ def _first_difference(a, b):
     return min(len(a), len(b))
 
 
-def check(board, hardware, model, core="walker", legal=False):
+def check(board, hardware, model, core="walker", legal=False, order=None):
     """The first problem with a hardware Generation, as a Mismatch, or None (``legal``:
-    the model's and the hardware's legal streams, and python-chess's legal moves)."""
+    the model's and the hardware's legal streams, and python-chess's legal moves; ``order``:
+    ordered streams, python-chess's legal captures alone for ``captures``)."""
     def mismatch(reason, index=None):
         hw, md = hardware.uci(), model.uci()
         return Mismatch(echo_fen(board), reason, index,
@@ -103,18 +107,21 @@ def check(board, hardware, model, core="walker", legal=False):
         if hardware.cycles - hardware.stalls > bound:
             return mismatch(f"cycle bound: {hardware.cycles} cycles - {hardware.stalls} stalls > {bound}")
     chosen = [m.to_chess() for m in hardware.moves] if legal else legal_moves(board, hardware.moves)
-    if set(chosen) != set(board.legal_moves) or len(chosen) != len(set(chosen)):
-        extra = sorted(m.uci() for m in set(chosen) - set(board.legal_moves))
-        missing = sorted(m.uci() for m in set(board.legal_moves) - set(chosen))
+    reference = set(board.legal_moves)
+    if order == "captures":
+        reference = {move for move in reference if board.is_capture(move)}
+    if set(chosen) != reference or len(chosen) != len(set(chosen)):
+        extra = sorted(m.uci() for m in set(chosen) - reference)
+        missing = sorted(m.uci() for m in reference - set(chosen))
         return mismatch(f"legal subset differs from python-chess: extra {extra}, missing {missing}")
     return None
 
 
-def _check_chunk(backend, layout, core, fens, legal=False):
+def _check_chunk(backend, layout, core, fens, legal=False, order=None):
     boards = [chess.Board(fen) for fen in fens]
-    summary = Summary(backend.name, layout, core, legal)
+    summary = Summary(backend.name, layout, core, legal, order=order)
     for board, hardware in zip(boards, backend.run(boards)):
-        model = generate(Position.from_board(board, check=False), layout, legal=legal)
+        model = generate(Position.from_board(board, check=False), layout, legal=legal, order=order)
         summary.positions += 1
         summary.moves += len(hardware.moves)
         summary.legal_moves += board.legal_moves.count()
@@ -122,7 +129,7 @@ def _check_chunk(backend, layout, core, fens, legal=False):
         summary.cycles += hardware.cycles or 0
         summary.stalls += hardware.stalls or 0
         summary.promotion_nodes += hardware.promotion_nodes
-        problem = check(board, hardware, model, core, legal)
+        problem = check(board, hardware, model, core, legal, order)
         if problem:
             summary.mismatches.append(problem)
     summary.span = getattr(backend, "last_span", 0)
@@ -132,20 +139,20 @@ def _check_chunk(backend, layout, core, fens, legal=False):
 _worker = {}
 
 
-def _init_worker(backend_name, layout, core, ready, seed, legal):
-    _worker["args"] = (backend_name, layout, core, ready, seed, legal)
+def _init_worker(backend_name, layout, core, ready, seed, legal, order=None):
+    _worker["args"] = (backend_name, layout, core, ready, seed, legal, order)
 
 
 def _run_chunk(task):
     return check_batch(*task, *_worker["args"])
 
 
-def check_batch(index, fens, backend_name, layout, core, ready=1.0, seed=1, legal=False):
+def check_batch(index, fens, backend_name, layout, core, ready=1.0, seed=1, legal=False, order=None):
     """The Summary of batch number ``index`` (FENs) on a backend of its own."""
     # a backpressure seed per batch keeps results independent of where it runs (--jobs, --cluster)
     backend = get_backend(backend_name, layout, core, ready_probability=ready,
-                          seed=seed * 1_000_003 + index + 1, legal=legal)
-    return _check_chunk(backend, layout, core, fens, legal)
+                          seed=seed * 1_000_003 + index + 1, legal=legal, order=order)
+    return _check_chunk(backend, layout, core, fens, legal, order)
 
 
 def batches(boards):
@@ -154,32 +161,32 @@ def batches(boards):
     return list(enumerate(fens[i:i + CHUNK] for i in range(0, len(fens), CHUNK)))
 
 
-def prepare_backend(backend_name, layout, core, log=None, ready=1.0, legal=False):
+def prepare_backend(backend_name, layout, core, log=None, ready=1.0, legal=False, order=None):
     """The name of the backend that runs (pysim without a compiler), built once here before
     any worker needs it."""
-    probe = get_backend(backend_name, layout, core, log=log, ready_probability=ready, legal=legal)
+    probe = get_backend(backend_name, layout, core, log=log, ready_probability=ready, legal=legal, order=order)
     if probe.name == "cxxrtl":
         probe.prepare()
     return probe.name
 
 
 def compare(boards, backend_name="cxxrtl", layout="dense", core="walker", jobs=1, ready=1.0, seed=1,
-            progress=None, log=None, legal=False):
+            progress=None, log=None, legal=False, order=None):
     """Compare every board; ``progress(n)`` is called as positions complete."""
     start = time.perf_counter()
     tasks = batches(boards)
-    backend_name = prepare_backend(backend_name, layout, core, log, ready, legal)
-    total = Summary(backend_name, layout, core, legal)
+    backend_name = prepare_backend(backend_name, layout, core, log, ready, legal, order)
+    total = Summary(backend_name, layout, core, legal, order=order)
     jobs = max(1, min(jobs, len(tasks), os.cpu_count() or 1))
     if jobs == 1:
-        _init_worker(backend_name, layout, core, ready, seed, legal)
+        _init_worker(backend_name, layout, core, ready, seed, legal, order)
         for summary in map(_run_chunk, tasks):
             total.add(summary)
             if progress:
                 progress(summary.positions)
     else:
         with ProcessPoolExecutor(jobs, initializer=_init_worker,
-                                 initargs=(backend_name, layout, core, ready, seed, legal)) as pool:
+                                 initargs=(backend_name, layout, core, ready, seed, legal, order)) as pool:
             for summary in pool.map(_run_chunk, tasks):
                 total.add(summary)
                 if progress:

@@ -165,12 +165,15 @@ def _formats_header():
             + masks)
 
 
-def build_model(layout="dense", core="walker", log=None, legal=False):
-    """Path of the compiled shared library for ``layout``, ``core`` (and ``legal``), building it if not cached."""
+def build_model(layout="dense", core="walker", log=None, legal=False, order=None):
+    """Path of the compiled shared library for ``layout``, ``core`` (and ``legal``, ``order``: a
+    model per order, fixed in the design), building it if not cached."""
     from ..rtl import MoveGenerator
-    return _compile(f"{core}{'-legal' if legal else ''}-{layout}", "cxxrtl_driver.cc",
-                    lambda: _rtlil(MoveGenerator(layout, core, legal=legal)),
-                    f"the {core} core{' with the legality stage' if legal else ''}, {layout} layout", log)
+    from .testbench import order_option
+    return _compile(f"{core}{'-legal' if legal else ''}{'-' + order if order else ''}-{layout}", "cxxrtl_driver.cc",
+                    lambda: _rtlil(MoveGenerator(layout, core, legal=legal, order=order_option(order))),
+                    f"the {core} core{' with the legality stage' if legal else ''}"
+                    f"{f' in {order} order' if order else ''}, {layout} layout", log)
 
 
 def build_perft_model(layout="dense", core="walker", engines=1, max_depth=8, log=None, count_leaves=True):
@@ -289,11 +292,11 @@ def _open_model(path, clock=False):
     return lib
 
 
-def _load_library(layout, core, legal, log=None):
+def _load_library(layout, core, legal, log=None, order=None):
     """The compiled model loaded with its C signatures (once per process)."""
-    if (layout, core, legal) in _LIBRARIES:
-        return _LIBRARIES[layout, core, legal]
-    lib = _open_model(build_model(layout, core, log=log, legal=legal), clock=True)
+    if (layout, core, legal, order) in _LIBRARIES:
+        return _LIBRARIES[layout, core, legal, order]
+    lib = _open_model(build_model(layout, core, log=log, legal=legal, order=order), clock=True)
     lib.hwmg_generate.restype = ctypes.c_long
     lib.hwmg_generate.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
                                   ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
@@ -302,7 +305,7 @@ def _load_library(layout, core, legal, log=None):
     lib.hwmg_trace.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
     lib.hwmg_trace_length.restype = ctypes.c_long
     lib.hwmg_trace_length.argtypes = [ctypes.c_void_p]
-    _LIBRARIES[layout, core, legal] = lib
+    _LIBRARIES[layout, core, legal, order] = lib
     return lib
 
 
@@ -317,11 +320,12 @@ class CxxrtlBackend:
     hardware = True
 
     def __init__(self, layout="dense", core="walker", ready_probability=1.0, seed=1, log=None, overlap=None,
-                 legal=False):
+                 legal=False, order=None):
         from ..rtl.movegen import LOAD_WHILE_BUSY
         self.layout = layout
         self.core = core
         self.legal = legal
+        self.order = order
         can_overlap = LOAD_WHILE_BUSY[core] and not legal
         self.overlap = can_overlap if overlap is None else overlap and can_overlap
         self.last_span = 0
@@ -334,7 +338,7 @@ class CxxrtlBackend:
     def prepare(self):
         """Build (or find in the cache) and load the compiled model; called on first use."""
         if self._handle is None:
-            self._lib = _load_library(self.layout, self.core, self.legal, self.log)
+            self._lib = _load_library(self.layout, self.core, self.legal, self.log, self.order)
             self._stat_words = self._lib.hwmg_stat_words()
             self._handle = self._lib.hwmg_create(self.seed)
 

@@ -179,7 +179,14 @@ async def generate(ctx, dut, position, ready=None, max_cycles=100_000, trace=Non
     return await run(ctx, dut, ready=ready, max_cycles=max_cycles, trace=trace)
 
 
-def simulate(positions, layout="dense", core="walker", ready=None, vcd=None, legal=False, traces=None):
+def order_option(order):
+    """MoveGenerator's ``order`` argument for a model order name (None: no orderer): the
+    orderer with that order fixed."""
+    from ..rtl.order import Order
+    return False if order is None else Order[order.upper().replace("-", "_")]
+
+
+def simulate(positions, layout="dense", core="walker", ready=None, vcd=None, legal=False, traces=None, order=None):
     """Generate every position in one pysim run; return their Generations.
 
     ``ready`` as for :func:`run`, one pattern for the whole run (see :func:`random_ready`).
@@ -189,7 +196,7 @@ def simulate(positions, layout="dense", core="walker", ready=None, vcd=None, leg
     from amaranth.sim import Simulator
     from ..rtl import MoveGenerator
 
-    dut = MoveGenerator(layout, core, legal=legal)
+    dut = MoveGenerator(layout, core, legal=legal, order=order_option(order))
     positions = [to_position(p) for p in positions]
     results = []
 

@@ -16,13 +16,13 @@ def move_from_word(word):
     """The model Move a Move payload's bits stand for."""
     f = unpack(MoveLayout, word)
     return Move(f["frm"], f["to"], f["promotion"], bool(f["capture"]), bool(f["double"]),
-                bool(f["en_passant"]), bool(f["castle"]))
+                bool(f["en_passant"]), bool(f["castle"]), bool(f["check"]))
 
 
 def word_from_move(move):
     return pack(MoveLayout, {"frm": move.frm, "to": move.to, "promotion": move.promotion,
                              "capture": move.capture, "double": move.double,
-                             "en_passant": move.en_passant, "castle": move.castle})
+                             "en_passant": move.en_passant, "castle": move.castle, "check": move.check})
 
 
 def position_bytes(position):
