@@ -14,6 +14,11 @@ Emission order (part of the specification, checked move for move):
 Counters: ``steps`` is the number of table nodes visited (one per clock in the
 hardware), ``moves`` the number of moves emitted, ``promotion_nodes`` the
 number of promotion nodes that emitted (each costs three extra cycles).
+
+Ordered generation (``generate(..., order=...)``): the same stream with check flags set,
+sorted for a search (captures most valuable victim first, least valuable attacker first, then
+promotions, then the rest) or cut to the captures; the order and the check rule are defined in
+:mod:`.order`.
 """
 
 from dataclasses import dataclass, field
@@ -22,9 +27,11 @@ import chess
 
 from ..tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code, rights_kept
 from .legality import king_safe_after, legal_moves, make_squares, setup_cycles
+from .order import BINS, CAPTURE_BINS, ORDERS, PROMOTION_BIN, QUIET_BIN, gives_check, order_bin, order_moves
 
 __all__ = ["Move", "Position", "PositionError", "Generation", "generate", "PROMOTION_ORDER",
-           "check_board", "echo_fen", "parse_fen", "cycle_bound", "work", "CORE_NAMES", "leaf_count"]
+           "check_board", "echo_fen", "parse_fen", "cycle_bound", "work", "CORE_NAMES", "leaf_count",
+           "ORDERS", "CAPTURE_BINS", "PROMOTION_BIN", "QUIET_BIN", "BINS", "gives_check", "order_bin", "order_moves"]
 
 PROMOTION_ORDER = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 
@@ -106,6 +113,7 @@ class Move:
     double: bool = False
     en_passant: bool = False
     castle: bool = False
+    check: bool = False         # gives direct check (set only by an ordered generation, :mod:`.order`)
 
     def uci(self):
         text = chess.SQUARE_NAMES[self.frm] + chess.SQUARE_NAMES[self.to]
@@ -175,6 +183,8 @@ class Generation:
     generated: int | None = None    # legal (model): the pseudo-legal moves the core generated
     setup: int = 0                  # legal (model): the legality stage's setup cycles
     movers: int | None = None       # legal (model): own pieces with pseudo-legal moves
+    captures: int | None = None     # ordered (model): the moves in the capture bins (:mod:`.order`)
+    ordered: str | None = None      # ordered (model): the order, one of ORDERS
 
     @property
     def pieces(self):
@@ -231,10 +241,18 @@ def cycle_bound(generation, core="walker"):
     raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORE_NAMES)})")
 
 
-def generate(position, layout="dense", legal=False):
+def generate(position, layout="dense", legal=False, order=None):
     """Walk the tables for ``position`` and return the emitted stream and counters;
     ``legal``: only the legal moves, in the same order (:mod:`.legality`), with the
-    legality setup counted."""
+    legality setup counted; ``order`` (one of ``ORDERS``): the moves (the legal ones when
+    ``legal``) with check flags, in that order (:mod:`.order`), the counters unchanged."""
+    if order is not None:
+        if order not in ORDERS:
+            raise ValueError(f"unknown order {order!r} (choose from {', '.join(ORDERS)})")
+        result = generate(position, layout, legal)
+        result.captures = sum(order_bin(position, move) < CAPTURE_BINS for move in result.moves)
+        result.moves, result.ordered = order_moves(position, result.moves, order), order
+        return result
     if legal:
         result = generate(position, layout)
         result.generated, result.setup, result.movers = len(result.moves), setup_cycles(result.moves), result.pieces
