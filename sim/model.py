@@ -21,7 +21,7 @@ promotions, then the rest) or cut to the captures; the order and the check rule 
 :mod:`.order`.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import chess
 
@@ -185,6 +185,7 @@ class Generation:
     movers: int | None = None       # legal (model): own pieces with pseudo-legal moves
     captures: int | None = None     # ordered (model): the moves in the capture bins (:mod:`.order`)
     ordered: str | None = None      # ordered (model): the order, one of ORDERS
+    streamed: int | None = None     # ordered (model): the moves that reached the ordering stage
 
     @property
     def pieces(self):
@@ -205,6 +206,7 @@ class Generation:
 CORE_NAMES = ("walker", "fast")
 FAST_LATENCY = 19          # the fast core: cycles from start to done, beyond one a move
 FAST_EMPTY = 5             # ... and for a position without moves
+ORDER_LATENCY = 5          # the ordering stage: cycles beyond its input's done and one an ordered move
 
 
 def work(generation, core="walker"):
@@ -230,7 +232,15 @@ def cycle_bound(generation, core="walker"):
     cycles when the setup holds it back, its own ``moves + 19`` plus one when it does not,
     whichever is more. The walker, which stalls on its FIFO during the setup, may lose at
     most the setup.
+
+    ordered (``generation.ordered`` set): the ordering stage (:mod:`hwmovegen.rtl.order`)
+    emits a position's moves once its input is complete: the bound of the stream it takes,
+    then one cycle per ordered move, plus ``ORDER_LATENCY`` (the position closed, its first
+    move read from its bank, ``done``).
     """
+    if generation.ordered:
+        unordered = replace(generation, ordered=None, moves=[None] * generation.streamed)
+        return cycle_bound(unordered, core) + len(generation.moves) + ORDER_LATENCY
     moves = generation.generated if generation.setup else len(generation.moves)
     if core == "walker":
         bound = generation.steps + 3 * generation.promotion_nodes + 4
@@ -250,6 +260,7 @@ def generate(position, layout="dense", legal=False, order=None):
         if order not in ORDERS:
             raise ValueError(f"unknown order {order!r} (choose from {', '.join(ORDERS)})")
         result = generate(position, layout, legal)
+        result.streamed, result.movers = len(result.moves), result.pieces     # what the core streamed
         result.captures = sum(order_bin(position, move) < CAPTURE_BINS for move in result.moves)
         result.moves, result.ordered = order_moves(position, result.moves, order), order
         return result
