@@ -42,7 +42,6 @@ class BoardState(data.Struct):
 class GenerateFlags(data.Struct):
     """The options of a host-link GENERATE request: the byte after the position image."""
     legal: 1           # the legal moves (the legality stage), not the pseudo-legal ones
-    order: 2           # :class:`~.order.Order` of an ordering generator (0, the core's order, otherwise)
 
 
 class Counters(data.Struct):

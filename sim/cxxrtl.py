@@ -303,6 +303,7 @@ def _load_library(layout, core, legal, log=None, order=None):
                                   ctypes.c_uint32, ctypes.c_long, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
                                   ctypes.POINTER(ctypes.c_uint64)]
     lib.hwmg_trace.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+    lib.hwmg_hierarchical.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.hwmg_trace_length.restype = ctypes.c_long
     lib.hwmg_trace_length.argtypes = [ctypes.c_void_p]
     _LIBRARIES[layout, core, legal, order] = lib
@@ -341,6 +342,8 @@ class CxxrtlBackend:
             self._lib = _load_library(self.layout, self.core, self.legal, self.log, self.order)
             self._stat_words = self._lib.hwmg_stat_words()
             self._handle = self._lib.hwmg_create(self.seed)
+            # only the ordering stage brings hierarchy into a generator (its shared ray logic)
+            self._lib.hwmg_hierarchical(self._handle, int(self.order is not None))
 
     def __del__(self):
         if self._handle is not None and self._lib is not None:

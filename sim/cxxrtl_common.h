@@ -28,12 +28,26 @@ struct Clocked {
     // eval (the outputs now show the values sampled at this edge, exactly what
     // the pysim testbench's tick().sample() sees), then `finish_cycle` commits
     // the flip-flops and lowers the clock without another eval.
+    // With hierarchy the same cycle takes steps: settle the inputs with the clock low (the
+    // outputs are then what the edge samples), and in `finish_cycle` step the edge and settle.
     void begin_cycle() {
+        if (hierarchical) {
+            top.step();
+            return;
+        }
         top.p_clk.template set<bool>(true);
         if (!top.eval()) settled = false;   // the design would need step(); reported as an error
     }
 
     void finish_cycle() {
+        if (hierarchical) {
+            top.p_clk.template set<bool>(true);
+            top.step();
+            top.p_clk.template set<bool>(false);
+            top.step();
+            clock_cycles++;
+            return;
+        }
         top.commit();
         top.p_clk.template set<bool>(false);
         top.commit();

@@ -130,6 +130,10 @@ void *hwmg_create(uint64_t seed) {
 
 void hwmg_destroy(void *handle) { delete static_cast<Generator *>(handle); }
 
+// A design with hierarchy (shared submodules: the ordering stage's ray logic) is stepped to
+// settled values each cycle instead of one eval; the protocol and the results are the same.
+void hwmg_hierarchical(void *handle, int on) { static_cast<Generator *>(handle)->hierarchical = on != 0; }
+
 uint64_t hwmg_clock_cycles(void *handle) { return static_cast<Generator *>(handle)->clock_cycles; }
 
 int hwmg_stat_words() { return STAT_WORDS; }

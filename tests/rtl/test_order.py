@@ -18,7 +18,7 @@ ORDER_NAMES = {Order.SQUARE: "square", Order.MVV_LVA: "mvv-lva", Order.CAPTURES:
 # rank the king left and up the file, an en-passant capture that checks, and a discovered check
 RULES = [
     "8/4P3/8/8/8/8/8/4k1K1 w - - 0 1",
-    "4r3/3P4/8/8/8/8/8/k3K3 w - - 0 1",
+    "4r3/3P4/8/8/k7/8/8/4K3 w - - 0 1",
     "8/8/8/8/8/8/8/2k1K2R w K - 0 1",
     "5k2/8/8/8/8/8/8/R3K3 w Q - 0 1",
     "5k2/8/8/8/8/8/8/4K2R w K - 0 1",

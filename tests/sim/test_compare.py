@@ -1,5 +1,7 @@
 """compare: the hardware against the model at scale, and a check that can fail."""
 
+from dataclasses import replace
+
 from hwmovegen.sim.compare import compare
 from hwmovegen.sim.model import generate
 from hwmovegen.sim.positions import random_boards
@@ -27,8 +29,8 @@ def test_a_broken_model_is_caught(monkeypatch):
     """The check can fail: a model that drops a move makes compare report the mismatch."""
     import hwmovegen.sim.compare as compare_module
 
-    def dropping_last_move(position, layout="dense", legal=False):
-        result = generate(position, layout, legal=legal)
+    def dropping_last_move(position, layout="dense", legal=False, order=None):
+        result = generate(position, layout, legal=legal, order=order)
         if position.white_to_move:
             result.moves = result.moves[:-1]
         return result
@@ -38,3 +40,27 @@ def test_a_broken_model_is_caught(monkeypatch):
     assert summary.mismatches
     report = summary.mismatches[0].report()
     assert "MISMATCH" in report and "first difference at move" in report
+
+
+def test_ordered_legal_stream_compiled(suite):
+    """The fast core, the legality stage and the ordering stage (MVV-LVA) compiled, under
+    backpressure: every suite position and 1,500 random ones, move for move with check flags."""
+    boards = [r.board for r in suite] + random_boards(1500, seed=21)
+    summary = compare(boards, "cxxrtl", "dense", "fast", legal=True, order="mvv-lva", ready=0.5, seed=3)
+    assert summary.positions == 1633
+    assert not summary.mismatches, summary.mismatches[0].report()
+    assert summary.stalls > summary.positions
+
+
+def test_a_wrong_check_flag_is_caught(monkeypatch, suite):
+    """The check flags are compared: a model that forgets them makes compare report it."""
+    import hwmovegen.sim.compare as compare_module
+
+    def no_flags(position, layout="dense", legal=False, order=None):
+        result = generate(position, layout, legal=legal, order=order)
+        result.moves = [replace(move, check=False) for move in result.moves]
+        return result
+
+    monkeypatch.setattr(compare_module, "generate", no_flags)
+    summary = compare([r.board for r in suite[:7]], "cxxrtl", "dense", "fast", legal=True, order="mvv-lva")
+    assert summary.mismatches and all(m.reason == "same moves, different flags" for m in summary.mismatches)
