@@ -342,8 +342,8 @@ class CxxrtlBackend:
             self._lib = _load_library(self.layout, self.core, self.legal, self.log, self.order)
             self._stat_words = self._lib.hwmg_stat_words()
             self._handle = self._lib.hwmg_create(self.seed)
-            # only the ordering stage brings hierarchy into a generator (its shared ray logic)
-            self._lib.hwmg_hierarchical(self._handle, int(self.order is not None))
+            if self.order is not None:      # the ordering stage's shared ray logic is hierarchy
+                self._lib.hwmg_hierarchical(self._handle, 1)
 
     def __del__(self):
         if self._handle is not None and self._lib is not None:

@@ -132,7 +132,13 @@ void hwmg_destroy(void *handle) { delete static_cast<Generator *>(handle); }
 
 // A design with hierarchy (shared submodules: the ordering stage's ray logic) is stepped to
 // settled values each cycle instead of one eval; the protocol and the results are the same.
-void hwmg_hierarchical(void *handle, int on) { static_cast<Generator *>(handle)->hierarchical = on != 0; }
+// Called before the first batch: the reset that hwmg_create ran is run again the new way.
+void hwmg_hierarchical(void *handle, int on) {
+    Generator *g = static_cast<Generator *>(handle);
+    g->hierarchical = on != 0;
+    g->settled = true;
+    g->reset();
+}
 
 uint64_t hwmg_clock_cycles(void *handle) { return static_cast<Generator *>(handle)->clock_cycles; }
 
