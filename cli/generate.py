@@ -11,8 +11,8 @@ from ..boards.targets import TARGETS, get_target
 from ..sim.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
 from ..sim.perft import divide
-from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal, add_order,
-                     add_positions, backend, cluster_rows, cluster_session, log, positions, progress)
+from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
+                     add_order, add_positions, backend, cluster_rows, cluster_session, log, positions, progress)
 from .validate import (MAX_ENGINES, add_force, check_engines, check_perft_depth, effective_backend, positive_float,
                        positive_int, vcd_file, whole)
 

@@ -2,7 +2,7 @@
 
 import json
 
-from ..sim.bench import RATE_POSITIONS, legality_overhead, perft_rows, position_rows, stream_rate
+from ..sim.bench import RATE_POSITIONS, perft_rows, position_rows, stage_overhead, stream_rate
 from ..sim.compare import compare
 from ..sim.epd import bundled_suites, cpw_records, read_epd_files
 from ..sim.positions import random_boards
@@ -12,9 +12,9 @@ from ..sim.bench import PERFT_BENCH, hardware_perft_rows
 from ..sim.hwperft import HardwarePerft
 from ..sim.gigantua import find_gigantua
 from ..sim.stockfish import find_stockfish
-from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal, add_order,
-                     add_ready, backend, cluster_rows, cluster_session, log, positive_int, print_rows, print_table,
-                     progress)
+from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
+                     add_order, add_ready, backend, cluster_rows, cluster_session, log, positive_int, print_rows,
+                     print_table, progress)
 from .validate import MAX_ENGINES, MAX_RANDOM, MAX_REPEAT, add_force, check_engines, check_perft_depth, whole
 
 __all__ = ["register", "run"]
@@ -59,6 +59,7 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
+    add_order(p)
     add_force(p)
     add_json(p)
     p.set_defaults(backend="cxxrtl")
@@ -121,22 +122,32 @@ def _bench(args):
         return _bench_perft(args)
     # the tree runs through cxxrtl, the model and python-chess: the model is the slowest
     check_perft_depth(args.depth, "model", force=args.force)
+    if args.order == "captures":
+        raise CliError("bench's perft needs every move: --order captures leaves the quiet ones out (use mvv-lva)")
     chosen = backend(args)
     if chosen.name != "cxxrtl":
         raise FlowError("bench measures the compiled backend: it needs a C++ compiler (g++)")
     positions = position_rows(chosen, cpw_records(), args.repeat)
     perfts = perft_rows(chosen, args.depth, legal=args.legal)
     rate = stream_rate(chosen)
-    overhead = None
+    from ..sim.cxxrtl import CxxrtlBackend
+    overhead = order_overhead = None
     if args.legal:
-        from ..sim.cxxrtl import CxxrtlBackend
-        overhead = legality_overhead(chosen, CxxrtlBackend(args.layout, args.core, log=log(args), overlap=False))
+        overhead = stage_overhead(CxxrtlBackend(args.layout, args.core, log=log(args), overlap=False, legal=True),
+                                  CxxrtlBackend(args.layout, args.core, log=log(args), overlap=False))
+    if args.order:
+        order_overhead = stage_overhead(
+            CxxrtlBackend(args.layout, args.core, log=log(args), overlap=False, legal=args.legal, order=args.order),
+            CxxrtlBackend(args.layout, args.core, log=log(args), overlap=False, legal=args.legal))
     if args.json:
         out = {"backend": chosen.name, "core": args.core, "layout": args.layout, "legal": args.legal,
+               **({"order": args.order} if args.order else {}),
                "positions": positions, "stream_moves_per_cycle": round(rate, 4),
                "stream_positions": RATE_POSITIONS, "perft_depth": args.depth, "perft": perfts}
         if overhead:
             out["legality_extra_cycles"] = {"mean": round(overhead[0], 2), "max": overhead[1]}
+        if order_overhead:
+            out["order_extra_cycles"] = {"mean": round(order_overhead[0], 2), "max": order_overhead[1]}
         print(json.dumps(out))
         return 0
     print(f"{'position':<20}{'moves':>6}{'steps':>7}{'cycles':>8}{'moves/cycle':>13}{'in a batch':>12}"
@@ -150,11 +161,14 @@ def _bench(args):
     print(f"{'all':<20}{total_moves:>6}{sum(r['steps'] for r in positions):>7}{total_cycles:>8}"
           f"{total_moves / total_cycles:>13.3f}")
     print(f"\n{RATE_POSITIONS} random positions (seed 1) in one batch: {rate:.4f} "
-          + ("legal " if args.legal else "") + "moves/cycle"
+          + ("legal " if args.legal else "") + (f"{args.order}-ordered " if args.order else "") + "moves/cycle"
           + (" (back to back)" if chosen.overlap else " (one at a time, loads not counted)"))
     if overhead:
         print(f"legality stage: {overhead[0]:.2f} extra cycles per position on average, {overhead[1]} at most "
               "(against the core alone, one position at a time)")
+    if order_overhead:
+        print(f"ordering stage: {order_overhead[0]:.2f} extra cycles per position on average, {order_overhead[1]} "
+              "at most (against the same generator without it, one position at a time)")
     print(f"\nperft({args.depth}) from the start position")
     for row in perfts:
         print(f"  {row['generator']:<38}{row['nodes']:>10}{row['seconds']:>8.2f} s"

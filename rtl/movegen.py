@@ -170,7 +170,8 @@ class MoveGenerator(wiring.Component):
         m.d.comb += [
             up.start.eq(self.start & orderer.begin_ready),
             self.start_ready.eq(up.start_ready & orderer.begin_ready),
-            orderer.begin.eq(self.start & self.start_ready), orderer.order.eq(self.order if self.fixed_order is None else self.fixed_order),
+            orderer.begin.eq(self.start & self.start_ready),
+            orderer.order.eq(self.order if self.fixed_order is None else self.fixed_order),
             orderer.begin_position.eq(core.next_position),
             orderer.planes.eq(move_planes), orderer.state.eq(move_state),
             orderer.foreign.eq(tagged & (core.position != orderer.position)),

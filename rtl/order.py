@@ -7,7 +7,8 @@ least valuable attacker first, then the rest. :class:`MoveOrderer` does it behin
 each move's bin and direct-check flag from the move's own position, and writes it into one of
 one of three banks, where each of the 32 bins is a linked list in arrival order. When the
 position is complete its bank is read out bin by bin, one move a cycle, while the next positions
-fill the other banks (with two, the core would wait for every emission to end). The order and the check rule are the golden model's (:mod:`hwmovegen.sim.order`)::
+fill the other banks (with two, the core would wait for every emission to end). The order and
+the check rule are the golden model's (:mod:`hwmovegen.sim.order`)::
 
     moves ─► input ─► bin, check ─► bank 0/1/2 ─► bins in order ─► moves (with ``check``)
     (any order, back to back)      (lists per bin)
@@ -257,9 +258,16 @@ class MoveOrderer(wiring.Component):
         m.submodules.links = links = Memory(shape=index_shape, depth=BANKS * BANK_MOVES, init=[])
         entry_write, link_write = entries.write_port(), links.write_port()
         entry_read, link_read = entries.read_port(), links.read_port()
-        # per bank and bin (index Cat(bin, bank)): the first and the last move of its list
-        heads = Array(Signal(index_shape, name=f"head{i}") for i in range(BANKS * BINS))
-        tails = Array(Signal(index_shape, name=f"tail{i}") for i in range(BANKS * BINS))
+        # per bank and bin (address Cat(bin, bank)): the first and the last move of its list, in
+        # small memories read combinationally (LUT RAM; a register file would be 96-way decoders)
+        m.submodules.heads = heads = Memory(shape=index_shape, depth=BANKS * BINS, init=[])
+        m.submodules.tails = tails = Memory(shape=index_shape, depth=BANKS * BINS, init=[])
+        head_write, tail_write = heads.write_port(), tails.write_port()
+
+        def read(memory, address):
+            port = memory.read_port(domain="comb")
+            m.d.comb += port.addr.eq(address)
+            return port.data
         filled = Array(Signal(BINS, name=f"filled{b}") for b in range(BANKS))     # the bins with moves
         counts = Array(Signal(range(BANK_MOVES + 1), name=f"count{b}") for b in range(BANKS))
         closed = Signal(BANKS)          # a bank's position is complete: it may be emitted
@@ -273,13 +281,12 @@ class MoveOrderer(wiring.Component):
         m.d.comb += [
             entry_write.addr.eq(Cat(s2_count[:len(s2_count) - 1], s2.bank)), entry_write.data.eq(s2.move),
             entry_write.en.eq(write),
-            link_write.addr.eq(Cat(tails[slot], s2.bank)), link_write.data.eq(s2_count),
+            link_write.addr.eq(Cat(read(tails, slot), s2.bank)), link_write.data.eq(s2_count),
             link_write.en.eq(write & _bit(s2_filled, s2_bin)),
         ]
-        with m.If(write):
-            m.d.sync += tails[slot].eq(s2_count)
-            with m.If(~_bit(s2_filled, s2_bin)):
-                m.d.sync += heads[slot].eq(s2_count)
+        m.d.comb += [tail_write.addr.eq(slot), tail_write.data.eq(s2_count), tail_write.en.eq(write),
+                     head_write.addr.eq(slot), head_write.data.eq(s2_count),
+                     head_write.en.eq(write & ~_bit(s2_filled, s2_bin))]
         for b in range(BANKS):
             with m.If(cleared[b]):
                 m.d.sync += [filled[b].eq(0), counts[b].eq(0)]
@@ -300,11 +307,13 @@ class MoveOrderer(wiring.Component):
         out_closed = _bit(closed, out_bank)
         transfer = self.moves.valid & self.moves.ready
         stall = self.moves.valid & ~self.moves.ready
-        at_tail = current == tails[Cat(current_bin, out_bank)]
+        at_tail = current == read(tails, Cat(current_bin, out_bank))
         later = out_filled & Cat(*(current_bin < i for i in range(BINS)))
         any_later, next_bin = _lowest(later, BINS)
         any_first, first_bin = _lowest(out_filled, BINS)
         any_next, next_first = _lowest(filled[following], BINS)
+        head_later, head_first = read(heads, Cat(next_bin, out_bank)), read(heads, Cat(first_bin, out_bank))
+        head_following = read(heads, Cat(next_first, following))
         issue, issue_index, issue_bin = Signal(1), Signal(index_shape), Signal(range(BINS))
         issue_bank = Signal(range(BANKS))
         m.d.comb += issue_bank.eq(out_bank)
@@ -313,17 +322,17 @@ class MoveOrderer(wiring.Component):
                 with m.If(~at_tail):
                     m.d.comb += [issue.eq(1), issue_index.eq(link_read.data), issue_bin.eq(current_bin)]
                 with m.Elif(any_later):
-                    m.d.comb += [issue.eq(1), issue_index.eq(heads[Cat(next_bin, out_bank)]),
+                    m.d.comb += [issue.eq(1), issue_index.eq(head_later),
                                  issue_bin.eq(next_bin)]
                 with m.Else():
                     m.d.comb += finish.eq(1)
                     # the next bank's first move at once, if it is complete (no cycle between positions)
                     with m.If(_bit(closed, following) & (ends.r_level >= 2) & any_next):
                         m.d.comb += [issue.eq(1), issue_bank.eq(following),
-                                     issue_index.eq(heads[Cat(next_first, following)]), issue_bin.eq(next_first)]
+                                     issue_index.eq(head_following), issue_bin.eq(next_first)]
         with m.Elif(out_closed & ends.r_rdy):       # upstream's done for it is in too
             with m.If(any_first):
-                m.d.comb += [issue.eq(1), issue_index.eq(heads[Cat(first_bin, out_bank)]), issue_bin.eq(first_bin)]
+                m.d.comb += [issue.eq(1), issue_index.eq(head_first), issue_bin.eq(first_bin)]
             with m.Else():
                 m.d.comb += finish.eq(1)
         m.d.comb += [

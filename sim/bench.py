@@ -7,7 +7,7 @@ import chess
 from .backends import ModelBackend
 from .perft import perft
 
-__all__ = ["python_chess_perft", "position_rows", "perft_rows", "stream_rate", "legality_overhead",
+__all__ = ["python_chess_perft", "position_rows", "perft_rows", "stream_rate", "stage_overhead",
            "hardware_perft_rows", "RATE_POSITIONS", "PERFT_BENCH"]
 
 RATE_POSITIONS = 1000       # random positions (seed 1) behind the moves/cycle a core is credited with
@@ -40,13 +40,14 @@ def stream_rate(backend, boards=None):
     return _rate(backend, backend.run(boards))
 
 
-def legality_overhead(legal_backend, plain_backend, boards=None):
-    """The cycles the legality stage adds per position (mean, max) with ``ready`` high: each
-    position's cycles with the stage minus its cycles without, over the standard batch."""
+def stage_overhead(staged_backend, plain_backend, boards=None):
+    """The cycles a stage (the legality stage, the ordering stage) adds per position (mean, max)
+    with ``ready`` high: each position's cycles with the stage minus its cycles without, one
+    position at a time, over the standard batch."""
     from .positions import random_boards
     boards = random_boards(RATE_POSITIONS, seed=1) if boards is None else boards
-    extra = [legal.cycles - plain.cycles
-             for legal, plain in zip(legal_backend.run(boards), plain_backend.run(boards))]
+    extra = [staged.cycles - plain.cycles
+             for staged, plain in zip(staged_backend.run(boards), plain_backend.run(boards))]
     return sum(extra) / len(extra), max(extra)
 
 
