@@ -75,6 +75,12 @@ PROPERTIES = {
                      summary="a pinned piece's move off its line is never passed"),
     "apply": Spec("bmc", ENGINE, {"walker": 22}, per_core=False,
                   summary="unmake(make(m)) restores board and state bit for bit"),
+    "check": Spec("bmc", ENGINE, {"walker": 1}, per_core=False,
+                  summary="the ordering stage's check flag is exact for every pseudo-legal move of a free legal "
+                          "board"),
+    "check-cover": Spec("cover", ENGINE, {"walker": 1}, per_core=False,
+                        summary="checks by promotion along the file, capture-promotion, castling, a knight; a "
+                                "discovered check left unflagged"),
 }
 
 SCRIPT_EXTRA = []

@@ -11,6 +11,7 @@ from amaranth.lib import wiring
 from hwmovegen.cli import main
 from hwmovegen.rtl import movegen
 from hwmovegen.rtl.formal import PROPERTIES as HARNESSES
+from hwmovegen.rtl.order import CheckFlag
 from hwmovegen.rtl.walker import WalkerCore
 from hwmovegen.sim.formal import PROPERTIES, read_vcd, run_property
 
@@ -49,6 +50,8 @@ SHORT = [
     ("apply", "walker", 17),
     # the stage's first verdict leaves in step 17: one verdict checked
     ("legality", "walker", 18),
+    # combinational: every position and move at once
+    ("check", "walker", 1),
 ]
 
 
@@ -168,3 +171,21 @@ def test_cli_engine_runs_another_solver(capsys, tmp_path):
     assert record["engine"] == "smtbmc z3" and record["reach"] == "proved"
     assert (tmp_path / "abort-walker" / "check.sby").read_text().count("smtbmc z3") == 1
 
+
+
+class PromotionBlindFlag(CheckFlag):
+    """The check flag with promotions never checking (the line through their square forgotten)."""
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.inner = inner = CheckFlag()
+        m.d.comb += [inner.move.eq(self.move), inner.planes.eq(self.planes), inner.state.eq(self.state),
+                     inner.mover.eq(self.mover), self.check.eq(inner.check & (self.move.promotion == 0))]
+        return m
+
+
+def test_a_wrong_check_flag_is_caught(monkeypatch, tmp_path):
+    import hwmovegen.rtl.formal as formal_module
+    monkeypatch.setattr(formal_module, "CheckFlag", PromotionBlindFlag)
+    result = run_property("check", "walker", 1, workdir=tmp_path)
+    assert result.status == "fail" and result.failed == ["the check flag is exact"]
