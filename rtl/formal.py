@@ -135,6 +135,14 @@ def free_position(m, name="board"):
     return BoardView(planes, state)
 
 
+def free_legal_position(m):
+    """A free constant position assumed to be what a legal FEN implies, and its view."""
+    view = free_position(m)
+    for condition in legal_position(view):
+        m.d.comb += Assume(condition)
+    return view
+
+
 def _file(square):
     return square[0:3]
 
@@ -370,10 +378,8 @@ class GeneratorHarness(_Harness):
         prop = self.prop
         checks = _Checks(m)
 
-        view = free_position(m)
+        view = free_legal_position(m)
         m.d.comb += [dut.planes.eq(view.planes), dut.state.eq(view.state)]
-        for condition in legal_position(view):
-            m.d.comb += Assume(condition)
         if self.positions:
             # the board is one of these: a cover needs a witness, not every board, and a few
             # concrete boards keep the deep steps cheap (the assertions keep the free board)
@@ -614,9 +620,7 @@ class LegalityHarness(_Harness):
         m.domains.sync = self.domain
         m.submodules.stage = stage = self.stage
         checks = _Checks(m)
-        view = free_position(m)
-        for condition in legal_position(view):
-            m.d.comb += Assume(condition)
+        view = free_legal_position(m)
         m.d.comb += [stage.planes.eq(view.planes), stage.state.eq(view.state), stage.start.eq(Initial())]
         move_in = stage.moves_in.payload
         m.d.comb += [stage.moves_in.valid.eq(AnySeq(1)), move_in.eq(AnySeq(len(move_in.as_value()))),
@@ -663,9 +667,7 @@ class ApplyHarness(_Harness):
         m.submodules.board = board = self.board
         m.submodules.applier = applier = self.applier
         checks = _Checks(m)
-        view = free_position(m)
-        for condition in legal_position(view):
-            m.d.comb += Assume(condition)
+        view = free_legal_position(m)
         wiring.connect(m, applier.edit, board.edit)
         m.d.comb += [applier.planes.eq(board.planes), applier.state.eq(board.state)]
 
@@ -713,9 +715,7 @@ class CheckHarness(_Harness):
         m.domains.sync = self.domain
         m.submodules.flag = flag = self.flag
         checks = _Checks(m)
-        view = free_position(m)
-        for condition in legal_position(view):
-            m.d.comb += Assume(condition)
+        view = free_legal_position(m)
         move = Signal(Move, name="move")
         m.d.comb += move.eq(AnyConst(len(move.as_value())))
         for _, condition in move_checks(view, move, None):

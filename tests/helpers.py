@@ -65,10 +65,11 @@ class StreamMonitor:
             held = value if valid and not ready else None
 
 
-def generate_under_backpressure(dut, boards, probability):
+def generate_under_backpressure(dut, boards, probability, orders=None):
     """Generate ``boards`` one after another on ``dut`` in pysim with random ``ready``
     (a pattern per position) under a :class:`StreamMonitor`; return the Generations
-    after checking the stream rules and that every transfer was collected."""
+    after checking the stream rules and that every transfer was collected. ``orders``: an
+    ``Order`` per board, set on ``dut.order`` with its start."""
     from amaranth.sim import Simulator
     from hwmovegen.sim import testbench as tb
 
@@ -77,6 +78,8 @@ def generate_under_backpressure(dut, boards, probability):
 
     async def bench(ctx):
         for index, board in enumerate(boards):
+            if orders is not None:
+                ctx.set(dut.order, orders[index])
             ready = tb.random_ready(seed=index, probability=probability)
             results.append(await tb.generate(ctx, dut, board, ready=ready))
 

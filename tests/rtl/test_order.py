@@ -10,7 +10,7 @@ from hwmovegen.sim import testbench as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate, work
 from hwmovegen.sim.positions import random_boards
 
-from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE, PROMOTIONS, StreamMonitor
+from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE, PROMOTIONS, generate_under_backpressure
 
 ORDER_NAMES = {Order.SQUARE: "square", Order.MVV_LVA: "mvv-lva", Order.CAPTURES: "captures"}
 # positions where the check rule's corner cases occur: a promotion opening the file to the king,
@@ -26,28 +26,6 @@ RULES = [
     "4k3/8/8/8/8/8/4N3/4RK2 w - - 0 1",
     "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
 ]
-
-
-def _run(dut, boards, orders, probability):
-    """Each board on ``dut`` in its order (``orders``: Order per board, or None for a fixed one),
-    with random ``ready``; Generations, after the stream rules are checked."""
-    monitor = StreamMonitor(dut.moves)
-    results = []
-
-    async def bench(ctx):
-        for index, board in enumerate(boards):
-            if orders is not None:
-                ctx.set(dut.order, orders[index])
-            ready = tb.random_ready(seed=index, probability=probability)
-            results.append(await tb.generate(ctx, dut, board, ready=ready))
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.add_testbench(monitor.process, background=True)
-    sim.run()
-    assert not monitor.violations and monitor.transfers == sum(len(r.moves) for r in results)
-    return results
 
 
 def _assert_ordered(board, order, hardware, core, legal):
@@ -66,7 +44,7 @@ def test_fast_core_orders_each_position_as_chosen_at_start(suite):
                                                                                EN_PASSANT, KIWIPETE]]
               + random_boards(8, seed=11))
     orders = [list(Order)[i % 3] for i in range(len(boards))]
-    results = _run(MoveGenerator("dense", "fast", order=True), boards, orders, 0.6)
+    results = generate_under_backpressure(MoveGenerator("dense", "fast", order=True), boards, 0.6, orders)
     checks = captures = 0
     for board, order, result in zip(boards, orders, results):
         model = _assert_ordered(board, ORDER_NAMES[order], result, "fast", False)
@@ -78,7 +56,7 @@ def test_fast_core_orders_each_position_as_chosen_at_start(suite):
 def test_legality_stage_then_order_on_the_walker(suite):
     boards = [r.board for r in suite[:4]] + [chess.Board(f) for f in RULES[:6]] + random_boards(4, seed=12)
     for order in (Order.MVV_LVA, Order.CAPTURES):
-        results = _run(MoveGenerator("dense", "walker", legal=True, order=order), boards, None, 0.7)
+        results = generate_under_backpressure(MoveGenerator("dense", "walker", legal=True, order=order), boards, 0.7)
         for board, result in zip(boards, results):
             _assert_ordered(board, ORDER_NAMES[order], result, "walker", True)
 
