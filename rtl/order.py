@@ -134,6 +134,10 @@ def _one_hot(bank):
     return (Const(1, BANKS) << bank)[:BANKS]
 
 
+def _bin_bit(index):
+    return (Const(1, BINS) << index)[:BINS]
+
+
 def _following(bank):
     return Mux(bank == BANKS - 1, 0, bank + 1)
 
@@ -242,8 +246,8 @@ class MoveOrderer(wiring.Component):
         m.submodules.check = check = CheckFlag()
         m.d.comb += [check.move.eq(s1.move), check.planes.eq(s1_planes), check.state.eq(s1_state),
                      check.mover.eq(mover)]
-        capture_bin = Signal(5)
-        m.d.comb += capture_bin.eq((5 - victim) * 6 + mover - 1)
+        capture_bin, rank = Signal(5), Signal(3)       # (5 - victim) * 6 + mover - 1, no multiplier
+        m.d.comb += [rank.eq(5 - victim), capture_bin.eq((rank << 2) + (rank << 1) + mover - 1)]
         s2 = Signal(_Item)
         s2_valid = Signal(1)
         s2_bin = Signal(range(BINS))
@@ -291,7 +295,7 @@ class MoveOrderer(wiring.Component):
             with m.If(cleared[b]):
                 m.d.sync += [filled[b].eq(0), counts[b].eq(0)]
             with m.Elif(write & (s2.bank == b)):
-                m.d.sync += [filled[b].eq(filled[b] | (Const(1, BINS) << s2_bin)[:BINS]),
+                m.d.sync += [filled[b].eq(filled[b] | _bin_bit(s2_bin)),
                              counts[b].eq(counts[b] + 1)]
         close_bank = Signal(BANKS)
         with m.If(s2_valid & s2.close):
@@ -308,31 +312,35 @@ class MoveOrderer(wiring.Component):
         transfer = self.moves.valid & self.moves.ready
         stall = self.moves.valid & ~self.moves.ready
         at_tail = current == read(tails, Cat(current_bin, out_bank))
-        later = out_filled & Cat(*(current_bin < i for i in range(BINS)))
-        any_later, next_bin = _lowest(later, BINS)
+        # the bank's bins not yet begun, kept in a register: the next bin is its lowest, with no
+        # comparison against the current bin on the path to the read address
+        pending, new_pending = Signal(BINS), Signal(BINS)
+        any_later, next_bin = _lowest(pending, BINS)
         any_first, first_bin = _lowest(out_filled, BINS)
         any_next, next_first = _lowest(filled[following], BINS)
         head_later, head_first = read(heads, Cat(next_bin, out_bank)), read(heads, Cat(first_bin, out_bank))
         head_following = read(heads, Cat(next_first, following))
         issue, issue_index, issue_bin = Signal(1), Signal(index_shape), Signal(range(BINS))
         issue_bank = Signal(range(BANKS))
-        m.d.comb += issue_bank.eq(out_bank)
+        m.d.comb += [issue_bank.eq(out_bank), new_pending.eq(pending)]
         with m.If(have):
             with m.If(transfer):
                 with m.If(~at_tail):
                     m.d.comb += [issue.eq(1), issue_index.eq(link_read.data), issue_bin.eq(current_bin)]
                 with m.Elif(any_later):
-                    m.d.comb += [issue.eq(1), issue_index.eq(head_later),
-                                 issue_bin.eq(next_bin)]
+                    m.d.comb += [issue.eq(1), issue_index.eq(head_later), issue_bin.eq(next_bin),
+                                 new_pending.eq(pending & ~_bin_bit(next_bin))]
                 with m.Else():
                     m.d.comb += finish.eq(1)
                     # the next bank's first move at once, if it is complete (no cycle between positions)
                     with m.If(_bit(closed, following) & (ends.r_level >= 2) & any_next):
                         m.d.comb += [issue.eq(1), issue_bank.eq(following),
-                                     issue_index.eq(head_following), issue_bin.eq(next_first)]
+                                     issue_index.eq(head_following), issue_bin.eq(next_first),
+                                     new_pending.eq(filled[following] & ~_bin_bit(next_first))]
         with m.Elif(out_closed & ends.r_rdy):       # upstream's done for it is in too
             with m.If(any_first):
-                m.d.comb += [issue.eq(1), issue_index.eq(head_first), issue_bin.eq(first_bin)]
+                m.d.comb += [issue.eq(1), issue_index.eq(head_first), issue_bin.eq(first_bin),
+                             new_pending.eq(out_filled & ~_bin_bit(first_bin))]
             with m.Else():
                 m.d.comb += finish.eq(1)
         m.d.comb += [
@@ -341,7 +349,7 @@ class MoveOrderer(wiring.Component):
             self.moves.valid.eq(have), self.moves.payload.eq(entry_read.data),
         ]
         with m.If(issue):
-            m.d.sync += [have.eq(1), current.eq(issue_index), current_bin.eq(issue_bin)]
+            m.d.sync += [have.eq(1), current.eq(issue_index), current_bin.eq(issue_bin), pending.eq(new_pending)]
         with m.Elif(transfer):
             m.d.sync += have.eq(0)
         with m.If(finish):
