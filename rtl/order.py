@@ -143,11 +143,15 @@ def _following(bank):
 
 
 def _lowest(bits, width):
-    """(any, index of the lowest set bit) of ``bits``."""
-    index = Const(0, range(width))
-    for i in reversed(range(width)):
-        index = Mux(bits[i], i, index)
-    return bits.any(), index
+    """(any, index of the lowest set bit) of ``bits``: a tree of halves, log2(width) levels of
+    multiplexers (a chain of ``Mux`` per bit would be ``width`` levels deep); ``width`` a power of two."""
+    assert width & (width - 1) == 0
+    if width == 1:
+        return bits[0], Const(0, 0)
+    half = width // 2
+    low_any, low = _lowest(bits[:half], half)
+    high_any, high = _lowest(bits[half:], width - half)
+    return low_any | high_any, Mux(low_any, Cat(low, Const(0, 1)), Cat(high, Const(1, 1)))
 
 
 class MoveOrderer(wiring.Component):
