@@ -5,11 +5,11 @@ import json
 from ..boards.client import DeviceError, HostClient, LinkError, NotAPort, SerialTransport, SimulatedDevBoard
 from ..rtl.protocol import ErrorCode
 from ..boards.devboards import DEV_BOARDS, build_bitstream
-from ..boards.synth import BadRequest, SynthError, rated_synth
+from ..boards.synth import RATE_ORDER, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
 from ..sim.model import Position, generate
 from ..sim.toolchain import ToolMissing
-from .common import CliError, FlowError, add_core, add_json, add_layout, add_legal, add_positions, positions, print_rows
+from .common import CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_positions, positions, print_rows
 from .validate import (ENGINE_PLIES, MAX_ENGINES, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
                        output_dir, positive_int, seconds, whole)
 
@@ -25,6 +25,8 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
+    p.add_argument("--order", action="store_true",
+                   help="with the ordering stage (its order an input; moves/s measured in mvv-lva order)")
     p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="the perft array of N engines (each with the legality stage) instead of the generator")
     p.add_argument("--out", metavar="DIR", type=output_dir, help="keep the build files in this folder")
@@ -41,6 +43,9 @@ def register(subparsers):
     add_core(p)
     p.add_argument("--legal", action="store_true",
                    help="with the legality stage: the host may ask for legal moves (board --legal)")
+    p.add_argument("--order", action="store_true",
+                   help="with the ordering stage: the host may ask for ordered moves with check flags "
+                        "(board --order)")
     p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="a perft array of N engines beside the generator: the board runs perft (board --perft)")
     p.add_argument("--baud", type=positive_int, default=115_200, help="UART baud rate (default 115200)")
@@ -59,6 +64,7 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
+    add_order(p, stage="the board's ordering stage (build --order; with --sim the simulated board has it)")
     p.add_argument("--perft", type=whole(1, ENGINE_PLIES), metavar="DEPTH",
                    help="perft to DEPTH in the board's perft array (no host help), checked against python-chess")
     p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
@@ -82,8 +88,10 @@ def run(args):
 
 def _synth(args):
     engines = args.perft_engines or 0
+    if args.order and engines:
+        raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
     report = rated_synth(args.target, layout=args.layout, core=args.core, build_dir=args.out, seed=args.seed,
-                         legal=args.legal, perft_engines=engines)
+                         legal=args.legal, perft_engines=engines, order=args.order)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -95,11 +103,13 @@ def _synth(args):
                 else "- (no C++ compiler to measure nodes/cycle)")
     else:
         design = f'{report["core"]} core'
-        rate = ("moves/s", f'{report["mmoves_per_s"]} M ({report["moves_per_cycle"]} moves/cycle x fmax)'
+        rate = ("moves/s", f'{report["mmoves_per_s"]} M ({report["moves_per_cycle"]} moves/cycle x fmax'
+                           f'{", " + RATE_ORDER + " order" if report["order"] else ""})'
                 if report["mmoves_per_s"] else "- (no C++ compiler to measure moves/cycle)")
+    stages = (", legality stage" if report["legal"] and not engines else "") + \
+        (", ordering stage" if report["order"] else "")
     print_rows([
-        ("target", f'{report["target"]} ({design}, {report["layout"]} layout'
-                   f'{", legality stage" if report["legal"] and not engines else ""})'),
+        ("target", f'{report["target"]} ({design}, {report["layout"]} layout{stages})'),
         ("fmax", f'{report["fmax_mhz"]} MHz routed (goal {report["goal_mhz"]} MHz, '
                  f'constraint {report["constraint_mhz"]} MHz)'),
         ("logic cells", f'{report["logic_cells"]} / {report["logic_cells_available"]} '
