@@ -130,12 +130,12 @@ def _synth(args):
 
 def _build(args):
     report = build_bitstream(args.board, args.out, layout=args.layout, core=args.core, baud=args.baud,
-                             legal=args.legal, perft_engines=args.perft_engines or 0)
+                             legal=args.legal, perft_engines=args.perft_engines or 0, order=args.order)
     if args.json:
         print(json.dumps(report))
         return 0
     print(f'{report["board"]} ({report["fpga"]}), {report["core"]} core, {report["layout"]} layout, '
-          f'{"legality stage, " if report["legal"] else ""}'
+          f'{"legality stage, " if report["legal"] else ""}{"ordering stage, " if report["order"] else ""}'
           + (f'{report["perft_engines"]} perft engines, ' if report["perft_engines"] else "")
           + f'{report["baud"]} baud')
     print(f'clock {report["clock_mhz"]} MHz, routed fmax {report["fmax_mhz"]} MHz')
@@ -150,11 +150,14 @@ def _board(args):
     records = positions(args)
     if args.perft_engines and not args.sim:
         raise CliError("--perft-engines sets up the simulated board (--sim); a real board has its bitstream's")
+    if args.perft and args.order:
+        raise CliError("--order orders a position's moves; --perft counts the tree's leaves: give one of them")
     if args.perft and args.sim:
         check_perft_depth(args.perft, "pysim", in_hardware=True, force=args.force, option="--perft")
     if args.sim:
         engines = args.perft_engines or (1 if args.perft else 0)
-        transport = SimulatedDevBoard(layout=args.layout, core=args.core, legal=args.legal, perft_engines=engines)
+        transport = SimulatedDevBoard(layout=args.layout, core=args.core, legal=args.legal, perft_engines=engines,
+                                      order=args.order is not None)
     else:
         transport = SerialTransport(args.port, args.baud)
     client = HostClient(transport, timeout=args.timeout)
@@ -163,10 +166,15 @@ def _board(args):
     if args.legal and not info.legality:
         raise CliError("the board's bitstream has no legality stage: build it with --legal, "
                         "or leave out --legal for the pseudo-legal moves")
+    if args.order and not info.ordering:
+        raise CliError("the board's bitstream has no ordering stage: build it with --order, "
+                        "or leave out --order for the core's order")
     if args.perft and not info.perft_engines:
         raise CliError("the board's bitstream has no perft array: build it with --perft-engines N")
+    # a bitstream with the ordering stage flags checks in every stream: no order is its square order
+    order = args.order or ("square" if info.ordering else None)
     if not args.json:
-        stage = ", legality stage" if info.legality else ""
+        stage = (", legality stage" if info.legality else "") + (", ordering stage" if info.ordering else "")
         array = f", {info.perft_engines} perft engine{'s' if info.perft_engines > 1 else ''}" \
             if info.perft_engines else ""
         print(f"# board: protocol {info.version}, {core} core, {layout} layout{stage}{array}")
@@ -175,20 +183,22 @@ def _board(args):
     failures = 0
     for record in records:
         position = Position.from_board(record.board, check=False)
-        moves, counters = client.generate(position, legal=args.legal)
-        expected = generate(position, layout, legal=args.legal).moves
+        moves, counters = client.generate(position, legal=args.legal, order=order)
+        expected = generate(position, layout, legal=args.legal, order=order).moves
         matches = moves == expected
         failures += not matches
         uci = [m.uci() for m in moves]
         if args.json:
             counts = {name: value for name, value in counters.items() if name != "moves"}
+            flags = {"order": order, "check": [int(m.check) for m in moves]} if order else {}
             print(json.dumps({"fen": record.fen, "backend": "sim" if args.sim else "board", "core": core,
-                              "legal": args.legal, "moves": uci, **counts, "matches_model": matches}), flush=True)
+                              "legal": args.legal, "moves": uci, **flags, **counts, "matches_model": matches}),
+                  flush=True)
             continue
         if len(records) > 1:
             print(f"# {record.fen}")
-        for move in uci:
-            print(move)
+        for move in moves:
+            print(move.uci() + ("+" if move.check else ""))
         verdict = "matches the golden model" if matches else "MISMATCH with the golden model"
         print(f"# {verdict}: {len(moves)} moves, {counters['steps']} steps, {counters['cycles']} cycles, "
               f"{counters['stalls']} stall cycles")
