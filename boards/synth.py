@@ -45,7 +45,12 @@ class BadRequest(ValueError):
 
 
 class DoesNotFit(BadRequest):
-    """The placer found more logic than the device has: the configuration does not fit."""
+    """The placer found more logic than the device has: the configuration does not fit.
+    ``cells``: Yosys's cell counts of the netlist that did not fit, when it was synthesized."""
+
+    def __init__(self, message, cells=None):
+        super().__init__(message)
+        self.cells = cells
 
 
 class CoreHarness(wiring.Component):
@@ -177,12 +182,16 @@ def run_flow(platform, top, build_dir, name="top", seed=1):
     (build_dir / "flow.log").write_text(done.stdout + done.stderr)
     if done.returncode:
         output = done.stdout + done.stderr
+        try:        # what the netlist needs, if synthesis got that far
+            cells = json.loads((build_dir / f"{name}.stat.json").read_text())["design"]["num_cells_by_type"]
+        except (OSError, ValueError, KeyError):
+            cells = None
         overflow = re.search(r"Failed to expand region .* of (\d+) (\w+?)s?$", output, re.M)
         if overflow:
-            raise DoesNotFit(f"the placer needs {overflow[1]} {overflow[2]}")
+            raise DoesNotFit(f"the placer needs {overflow[1]} {overflow[2]}", cells)
         overflow = re.search(r"no BELs remaining to implement cell type '(\w+)'", output)
         if overflow:
-            raise DoesNotFit(f"the placer ran out of {overflow[1]}")
+            raise DoesNotFit(f"the placer ran out of {overflow[1]}", cells)
         raise SynthError(f"synthesis failed: {_failure_line(done.stdout + done.stderr)}")
     return _parse_reports(build_dir, name)
 
@@ -257,8 +266,14 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
         capacity = {target.logic_cell: target.logic_capacity, target.bram_cell: target.bram_capacity,
                     target.spram_cell: target.spram_capacity}
         cell = next((cell for cell in capacity if cell and cell in str(error)), target.logic_cell)
+        netlist = ""
+        if error.cells:
+            netlist = (f" (the netlist has {_count(error.cells, target.lut_prefix)} LUTs, "
+                       f"{_count(error.cells, target.ff_prefix)} FFs and "
+                       f"{_count(error.cells, target.bram_prefix)} block RAMs for {target.logic_capacity} logic "
+                       f"cells and {target.bram_capacity} block RAMs)")
         raise DoesNotFit(f"{_what(core, legal, perft_engines, order)} does not fit the {target.device}: {error}, "
-                         f"the device has {capacity[cell]}") from None
+                         f"the device has {capacity[cell]}{netlist}", error.cells) from None
     finally:
         if own_dir:
             shutil.rmtree(build_dir, ignore_errors=True)
