@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..rtl.protocol import (SYNC, FrameType, ErrorCode, ERROR_MEANINGS, PROTOCOL_VERSION, MOVE_LENGTH,
-                            DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, FEATURE_ORDER, LAYOUT_IDS, CORE_IDS,
-                            crc8, frame, generate_payload, perft_payload)
+                            DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, FEATURE_ORDER, LAYOUT_IDS,
+                            CORE_IDS, crc8, frame, generate_payload, perft_payload)
 from ..rtl.types import PerftReply, unpack
 from ..sim.testbench import order_option
 from ..sim.toolchain import ToolMissing

@@ -246,7 +246,7 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
         raise BadRequest("the perft array has no ordering stage: leave out the order or the perft engines")
     expected = check_fits(target, layout, core) * max(perft_engines, 1)
     if expected > target.bram_capacity:     # every engine has its own ROMs
-        raise DoesNotFit(f"{_what(core, legal, perft_engines)} does not fit the {target.name}: its ROMs need "
+        raise DoesNotFit(f"{_what(core, legal, perft_engines, order)} does not fit the {target.name}: its ROMs need "
                          f"{expected} block RAMs, the device has {target.bram_capacity}")
     if build_dir is not None:
         check_out_dir(build_dir)

@@ -81,8 +81,8 @@ class Target:
 
 TARGETS = {target.name: target for target in (
     Target("ice40-up5k", "iCE40 UP5K (SG48)", _UP5KSynthPlatform, 60, "ICESTORM_LC", 5280, "SB_LUT4", "SB_DFF",
-           "SB_CARRY", "ICESTORM_RAM", 30, "SB_RAM40_4K", ((256, 16, 1), (512, 8, 1), (1024, 4, 1), (2048, 2, 1)), "ICESTORM_SPRAM", 4,
-           leaf_counter=False),
+           "SB_CARRY", "ICESTORM_RAM", 30, "SB_RAM40_4K", ((256, 16, 1), (512, 8, 1), (1024, 4, 1), (2048, 2, 1)),
+           "ICESTORM_SPRAM", 4, leaf_counter=False),
     # DP16KD: true dual port up to 18 bits, 36 bits only with a single read port
     Target("ecp5-85f", "ECP5 LFE5U-85F (speed 6)", _ECP5SynthPlatform, 125, "TRELLIS_COMB", 83640, "LUT4",
            "TRELLIS_FF", "CCU2C", "DP16KD", 208, "DP16KD",

@@ -9,7 +9,8 @@ from ..boards.synth import RATE_ORDER, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
 from ..sim.model import Position, generate
 from ..sim.toolchain import ToolMissing
-from .common import CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_positions, positions, print_rows
+from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_positions,
+                     positions, print_rows)
 from .validate import (ENGINE_PLIES, MAX_ENGINES, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
                        output_dir, positive_int, seconds, whole)
 
@@ -26,7 +27,7 @@ def register(subparsers):
     add_core(p)
     add_legal(p)
     p.add_argument("--order", action="store_true",
-                   help="with the ordering stage (its order an input; moves/s measured in mvv-lva order)")
+                   help=f"with the ordering stage (its order an input; moves/s measured in {RATE_ORDER} order)")
     p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="the perft array of N engines (each with the legality stage) instead of the generator")
     p.add_argument("--out", metavar="DIR", type=output_dir, help="keep the build files in this folder")

@@ -61,8 +61,8 @@ from .types import Counters, GenerateFlags, Move, PerftReply, POSITION_BYTES, by
 
 __all__ = ["PROTOCOL_VERSION", "SYNC", "FrameType", "ErrorCode", "ERROR_MEANINGS", "REQUEST_LENGTHS",
            "GENERATE_LENGTH", "OLD_GENERATE_LENGTH", "MOVE_LENGTH", "DONE_LENGTH", "PONG_LENGTH",
-           "FEATURE_LEGALITY", "FEATURE_ORDER", "ORDER_COUNT", "LAYOUT_IDS", "CORE_IDS", "CRC", "crc8", "frame", "generate_payload", "perft_payload",
-           "PERFT_LENGTH", "PERFT_DONE_LENGTH", "PERFT_MAX_DEPTH"]
+           "FEATURE_LEGALITY", "FEATURE_ORDER", "ORDER_COUNT", "LAYOUT_IDS", "CORE_IDS", "CRC", "crc8", "frame",
+           "generate_payload", "perft_payload", "PERFT_LENGTH", "PERFT_DONE_LENGTH", "PERFT_MAX_DEPTH"]
 
 PROTOCOL_VERSION = 5
 SYNC = 0xA5

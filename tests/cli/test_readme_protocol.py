@@ -1,6 +1,7 @@
 """The README's host-link table against rtl/protocol.py and rtl/types.py: every frame, its type
 code, direction and payload length, the position image as the code lays it out, GENERATE's flags,
-PONG's features, the Move bits and every error code, so that a host written from the README speaks what the hardware speaks."""
+PONG's features, the Move bits and every error code, so that a host written from the README speaks
+what the hardware speaks."""
 
 import re
 from pathlib import Path
