@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..rtl.protocol import (SYNC, FrameType, ErrorCode, ERROR_MEANINGS, PROTOCOL_VERSION, MOVE_LENGTH,
-                            DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, LAYOUT_IDS, CORE_IDS,
-                            crc8, frame, generate_payload, perft_payload)
+                            DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, FEATURE_ORDER, LAYOUT_IDS,
+                            CORE_IDS, crc8, frame, generate_payload, perft_payload)
 from ..rtl.types import PerftReply, unpack
+from ..sim.testbench import order_option
 from ..sim.toolchain import ToolMissing
 from ..sim.wire import counters_from_word, move_from_word, position_bytes
 
@@ -77,6 +78,7 @@ class BoardInfo(NamedTuple):
     core: str
     legality: bool          # the bitstream has the legality stage
     perft_engines: int = 0  # the size of its perft array (0: none)
+    ordering: bool = False  # the bitstream has the ordering stage
 
 
 class HostClient:
@@ -128,12 +130,17 @@ class HostClient:
         cores = {v: k for k, v in CORE_IDS.items()}
         return BoardInfo(payload[0], layouts.get(payload[1], f"layout {payload[1]}"),
                          cores.get(payload[2], f"core {payload[2]}"), bool(payload[3] & FEATURE_LEGALITY),
-                         payload[4])
+                         payload[4], bool(payload[3] & FEATURE_ORDER))
 
-    def generate(self, position, legal=False):
+    def generate(self, position, legal=False, order=None):
         """Moves (model Move objects, in emission order) and counters for a Position:
-        the legal moves if ``legal`` (the board's legality stage), else the pseudo-legal ones."""
-        self.transport.write(frame(FrameType.GENERATE, generate_payload(position_bytes(position), legal)))
+        the legal moves if ``legal`` (the board's legality stage), else the pseudo-legal ones;
+        ``order`` (one of the model's ``ORDERS``): in that order with check flags (the board's
+        ordering stage), None the core's order (a board with the ordering stage sends it as
+        ``square``, with the check flags: order 0 on the wire)."""
+        wire_order = 0 if order is None else order_option(order).value
+        self.transport.write(frame(FrameType.GENERATE, generate_payload(position_bytes(position), legal,
+                                                                        wire_order)))
         moves = []
         while True:
             frame_type, payload = self._next_frame()
@@ -205,17 +212,18 @@ class SimulatedDevBoard:
     """A dev board's whole top level in pysim, reached through its UART pins.
 
     ``divisor`` clock cycles per bit (small, to keep the simulation short) and
-    ``idle_timeout`` in cycles. ``read(timeout)`` runs the simulation for up to
+    ``idle_timeout`` in cycles; ``legal``, ``order``, ``perft_engines``: the stages and the
+    perft array of its bitstream (as ``build`` has them). ``read(timeout)`` runs the simulation for up to
     ``timeout * cycles_per_second`` cycles of the board's clock or until a byte
     has been sent back.
     """
 
     def __init__(self, layout="dense", core="walker", legal=False, divisor=4, idle_timeout=400,
-                 cycles_per_second=200_000, perft_engines=0):
+                 cycles_per_second=200_000, perft_engines=0, order=False):
         from amaranth.sim import Simulator
         from ..rtl.hostlink import HostLinkTop
 
-        self.top = HostLinkTop(divisor, idle_timeout, layout, core, legal, perft_engines)
+        self.top = HostLinkTop(divisor, idle_timeout, layout, core, legal, perft_engines, order=order)
         self.divisor = divisor
         self.cycles_per_second = cycles_per_second
         self.to_send = bytearray()

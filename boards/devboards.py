@@ -68,11 +68,13 @@ def check_baud(clock_hz, baud):
 class DevBoardTop(Elaboratable):
     """The host-link top on a dev board: its UART (the USB serial bridge), LED 0 lit while busy."""
 
-    def __init__(self, layout="dense", core="walker", baud=115_200, legal=False, perft_engines=0, count_leaves=True):
+    def __init__(self, layout="dense", core="walker", baud=115_200, legal=False, perft_engines=0, count_leaves=True,
+                 order=False):
         self.layout = layout
         self.core = core
         self.baud = baud
         self.legal = legal
+        self.order = order
         self.perft_engines = perft_engines
         self.count_leaves = count_leaves
 
@@ -80,7 +82,7 @@ class DevBoardTop(Elaboratable):
         m = Module()
         link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, self.layout, self.core,
                                      self.legal, perft_engines=self.perft_engines,
-                                     count_leaves=self.count_leaves)
+                                     count_leaves=self.count_leaves, order=self.order)
         m.submodules.link = link
         # every subsignal raw (the ULX3S's UART also has RTS/DTR), buffered here
         subsignals = platform.lookup("uart", 0).ios
@@ -93,9 +95,10 @@ class DevBoardTop(Elaboratable):
 
 
 def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115_200, legal=False,
-                    perft_engines=0):
+                    perft_engines=0, order=False):
     """Build the bitstream for a dev board into ``out_dir``; return a report dict.
     ``legal``: with the legality stage (GENERATE may then ask for legal moves);
+    ``order``: with the ordering stage (GENERATE may then ask for an order);
     ``perft_engines``: a perft array of that many engines beside the generator (PERFT)."""
     board = get_dev_board(board_name)
     target = TARGETS[board.target]
@@ -109,10 +112,10 @@ def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115
     build_dir = out_dir / "build"
     start = time.perf_counter()
     try:
-        parsed = run_flow(platform, DevBoardTop(layout, core, baud, legal, perft_engines, target.leaf_counter),
-                          build_dir)
+        parsed = run_flow(platform, DevBoardTop(layout, core, baud, legal, perft_engines, target.leaf_counter,
+                                                order), build_dir)
     except DoesNotFit as error:
-        stage = (" and the legality stage" if legal else "") + \
+        stage = (" and the legality stage" if legal else "") + (" and the ordering stage" if order else "") + \
             (f" and {perft_engines} perft engine{'s' if perft_engines > 1 else ''}" if perft_engines else "")
         raise DoesNotFit(f"the {core} core with the host link{stage} does not fit the {target.device} of the "
                          f"{board.name}: {error}, the device has {target.logic_capacity}") from None
@@ -126,6 +129,7 @@ def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115
         "layout": layout,
         "core": core,
         "legal": legal,
+        "order": order,
         "perft_engines": perft_engines,
         "baud": baud,
         "clock_mhz": platform.default_clk_frequency / 1e6,

@@ -45,7 +45,12 @@ class BadRequest(ValueError):
 
 
 class DoesNotFit(BadRequest):
-    """The placer found more logic than the device has: the configuration does not fit."""
+    """The placer found more logic than the device has: the configuration does not fit.
+    ``cells``: Yosys's cell counts of the netlist that did not fit, when it was synthesized."""
+
+    def __init__(self, message, cells=None):
+        super().__init__(message)
+        self.cells = cells
 
 
 class CoreHarness(wiring.Component):
@@ -177,12 +182,16 @@ def run_flow(platform, top, build_dir, name="top", seed=1):
     (build_dir / "flow.log").write_text(done.stdout + done.stderr)
     if done.returncode:
         output = done.stdout + done.stderr
+        try:        # what the netlist needs, if synthesis got that far
+            cells = json.loads((build_dir / f"{name}.stat.json").read_text())["design"]["num_cells_by_type"]
+        except (OSError, ValueError, KeyError):
+            cells = None
         overflow = re.search(r"Failed to expand region .* of (\d+) (\w+?)s?$", output, re.M)
         if overflow:
-            raise DoesNotFit(f"the placer needs {overflow[1]} {overflow[2]}")
+            raise DoesNotFit(f"the placer needs {overflow[1]} {overflow[2]}", cells)
         overflow = re.search(r"no BELs remaining to implement cell type '(\w+)'", output)
         if overflow:
-            raise DoesNotFit(f"the placer ran out of {overflow[1]}")
+            raise DoesNotFit(f"the placer ran out of {overflow[1]}", cells)
         raise SynthError(f"synthesis failed: {_failure_line(done.stdout + done.stderr)}")
     return _parse_reports(build_dir, name)
 
@@ -218,21 +227,26 @@ def _count(cells, prefix):
     return sum(n for cell, n in cells.items() if cell.startswith(prefix))
 
 
-def _what(core, legal, perft_engines):
+def _what(core, legal, perft_engines, order=False):
     if perft_engines:
         return f"the perft array of {perft_engines} engine{'s' if perft_engines > 1 else ''} ({core} core)"
-    return f"the {core} core{' with the legality stage' if legal else ''}"
+    stages = [name for name, present in (("the legality stage", legal), ("the ordering stage", order)) if present]
+    return f"the {core} core{' with ' + ' and '.join(stages) if stages else ''}"
 
 
-def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False, perft_engines=0):
+def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False, perft_engines=0,
+          order=False):
     """Synthesize, place and route a core for ``target_name``; return the report dict.
     ``seed`` is nextpnr's placement seed (fmax varies by a few percent between seeds).
+    ``order``: the generator with the ordering stage (its ``order`` input a port).
     ``perft_engines`` > 0: a :class:`~hwmovegen.rtl.perft.PerftArray` of that many engines
     (each with the legality stage) instead of a generator."""
     target = get_target(target_name)
+    if order and perft_engines:
+        raise BadRequest("the perft array has no ordering stage: leave out the order or the perft engines")
     expected = check_fits(target, layout, core) * max(perft_engines, 1)
     if expected > target.bram_capacity:     # every engine has its own ROMs
-        raise DoesNotFit(f"{_what(core, legal, perft_engines)} does not fit the {target.name}: its ROMs need "
+        raise DoesNotFit(f"{_what(core, legal, perft_engines, order)} does not fit the {target.name}: its ROMs need "
                          f"{expected} block RAMs, the device has {target.bram_capacity}")
     if build_dir is not None:
         check_out_dir(build_dir)
@@ -241,7 +255,7 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
         from ..rtl.perft import PerftArray
         legal, design = True, PerftArray(layout, core, engines=perft_engines, count_leaves=target.leaf_counter)
     else:
-        design = MoveGenerator(layout, core, legal=legal)
+        design = MoveGenerator(layout, core, legal=legal, order=order)
     start = time.perf_counter()
     own_dir = build_dir is None
     build_dir = Path(build_dir or tempfile.mkdtemp(prefix=f"hwmovegen-synth-{target_name}-"))
@@ -252,8 +266,14 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
         capacity = {target.logic_cell: target.logic_capacity, target.bram_cell: target.bram_capacity,
                     target.spram_cell: target.spram_capacity}
         cell = next((cell for cell in capacity if cell and cell in str(error)), target.logic_cell)
-        raise DoesNotFit(f"{_what(core, legal, perft_engines)} does not fit the {target.device}: {error}, "
-                         f"the device has {capacity[cell]}") from None
+        netlist = ""
+        if error.cells:
+            netlist = (f" (the netlist has {_count(error.cells, target.lut_prefix)} LUTs, "
+                       f"{_count(error.cells, target.ff_prefix)} FFs and "
+                       f"{_count(error.cells, target.bram_prefix)} block RAMs for {target.logic_capacity} logic "
+                       f"cells and {target.bram_capacity} block RAMs)")
+        raise DoesNotFit(f"{_what(core, legal, perft_engines, order)} does not fit the {target.device}: {error}, "
+                         f"the device has {capacity[cell]}{netlist}", error.cells) from None
     finally:
         if own_dir:
             shutil.rmtree(build_dir, ignore_errors=True)
@@ -265,6 +285,7 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
         "core": core,
         "legal": legal,
         "perft_engines": perft_engines,
+        "order": order,
         "seed": seed,
         "fmax_mhz": round(parsed["fmax_mhz"], 2) if parsed["fmax_mhz"] else None,
         "constraint_mhz": parsed["constraint_mhz"],
@@ -285,15 +306,16 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
     }
 
 
-def _report_path(target, core, layout, legal, perft_engines=0):
-    kind = f"-perft{perft_engines}" if perft_engines else "-legal" if legal else ""
+def _report_path(target, core, layout, legal, perft_engines=0, order=False):
+    kind = f"-perft{perft_engines}" if perft_engines else ("-legal" if legal else "") + ("-order" if order else "")
     return cache_dir("synth") / f"{target}-{core}-{layout}{kind}.json"
 
 
-def saved_report(target, core, layout="dense", legal=False, perft_engines=0):
+def saved_report(target, core, layout="dense", legal=False, perft_engines=0, order=False):
     """The last report ``rated_synth`` kept for this configuration, or None. A design that
-    did not fit has ``does_not_fit`` (the reason) instead of figures."""
-    path = _report_path(target, core, layout, legal, perft_engines)
+    did not fit has ``does_not_fit`` (the reason) instead of figures. ``order``: the generator
+    with the ordering stage (kept apart from the plain one's)."""
+    path = _report_path(target, core, layout, legal, perft_engines, order)
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
@@ -302,19 +324,26 @@ def saved_report(target, core, layout="dense", legal=False, perft_engines=0):
 
 def _save_report(report):
     path = _report_path(report["target"], report["core"], report["layout"], report["legal"],
-                        report.get("perft_engines", 0))
+                        report.get("perft_engines", 0), report.get("order", False))
     report = {**report, "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     temporary = path.with_suffix(f".{os.getpid()}.tmp")
     temporary.write_text(json.dumps(report, indent=1) + "\n")
     os.replace(temporary, path)
 
 
-def _stream_rate(layout, core, legal):
-    """The core's moves/cycle over the standard batch, from the compiled model (None without g++)."""
+# the order an ordering stage's moves/cycle is measured in (every move sorted, the check flags set)
+RATE_ORDER = "mvv-lva"
+
+
+def _stream_rate(layout, core, legal, order=False):
+    """The core's moves/cycle over the standard batch, from the compiled model (None without g++);
+    with ``order``, the ordered stream's in ``RATE_ORDER``."""
     from ..sim.bench import stream_rate
     from ..sim.cxxrtl import CxxrtlBackend
     from ..sim.toolchain import cxx_compiler
-    return stream_rate(CxxrtlBackend(layout, core, legal=legal)) if cxx_compiler() else None
+    if not cxx_compiler():
+        return None
+    return stream_rate(CxxrtlBackend(layout, core, legal=legal, order=RATE_ORDER if order else None))
 
 
 # the perft arrays' rate: nodes per cycle of this walk on the compiled array
@@ -334,18 +363,20 @@ def _perft_rate(layout, core, engines, count_leaves):
     return run.nodes / run.cycles
 
 
-def rated_synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False, perft_engines=0):
+def rated_synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False, perft_engines=0,
+                order=False):
     """:func:`synth` plus the core's moves/cycle (``moves_per_cycle``, from the compiled model
-    over the standard batch) and moves/s (``mmoves_per_s``, millions), or for a perft array
+    over the standard batch; with ``order`` the ordered stream's, in ``RATE_ORDER``) and moves/s
+    (``mmoves_per_s``, millions), or for a perft array
     its nodes/cycle and nodes/s (``mnodes_per_s``, start position depth 4); the report, or the
     :class:`DoesNotFit` verdict, is kept as this configuration's last (:func:`saved_report`)."""
     try:
         report = synth(target_name, layout=layout, core=core, build_dir=build_dir, seed=seed, legal=legal,
-                       perft_engines=perft_engines)
+                       perft_engines=perft_engines, order=order)
     except DoesNotFit as error:
         _save_report({"target": target_name, "layout": layout if isinstance(layout, str) else layout.name,
                       "core": core, "legal": legal or bool(perft_engines), "perft_engines": perft_engines,
-                      "seed": seed, "does_not_fit": str(error)})
+                      "order": order, "seed": seed, "does_not_fit": str(error)})
         raise
     if perft_engines:
         rate = _perft_rate(layout, core, perft_engines, get_target(target_name).leaf_counter)
@@ -353,7 +384,7 @@ def rated_synth(target_name, layout="dense", core="walker", build_dir=None, seed
         report["mnodes_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
         _save_report(report)
         return report
-    rate = _stream_rate(layout, core, legal)
+    rate = _stream_rate(layout, core, legal, order)
     report["moves_per_cycle"] = rate and round(rate, 4)
     report["mmoves_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
     _save_report(report)

@@ -54,6 +54,7 @@ class Target:
     carry_prefix: str
     bram_cell: str
     bram_capacity: int
+    bram_prefix: str        # Yosys cell names counted as block RAMs
     bram_shapes: tuple      # (depth, width, read ports) configurations of one block RAM
     spram_cell: str = ""    # nextpnr's single-port RAM cell (the UltraPlus's SPRAM), if any
     spram_capacity: int = 0
@@ -80,11 +81,11 @@ class Target:
 
 TARGETS = {target.name: target for target in (
     Target("ice40-up5k", "iCE40 UP5K (SG48)", _UP5KSynthPlatform, 60, "ICESTORM_LC", 5280, "SB_LUT4", "SB_DFF",
-           "SB_CARRY", "ICESTORM_RAM", 30, ((256, 16, 1), (512, 8, 1), (1024, 4, 1), (2048, 2, 1)), "ICESTORM_SPRAM", 4,
-           leaf_counter=False),
+           "SB_CARRY", "ICESTORM_RAM", 30, "SB_RAM40_4K", ((256, 16, 1), (512, 8, 1), (1024, 4, 1), (2048, 2, 1)),
+           "ICESTORM_SPRAM", 4, leaf_counter=False),
     # DP16KD: true dual port up to 18 bits, 36 bits only with a single read port
     Target("ecp5-85f", "ECP5 LFE5U-85F (speed 6)", _ECP5SynthPlatform, 125, "TRELLIS_COMB", 83640, "LUT4",
-           "TRELLIS_FF", "CCU2C", "DP16KD", 208,
+           "TRELLIS_FF", "CCU2C", "DP16KD", 208, "DP16KD",
            ((512, 36, 1), (1024, 18, 2), (2048, 9, 2), (4096, 4, 2), (8192, 2, 2), (16384, 1, 2))),
 )}
 

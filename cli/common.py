@@ -53,11 +53,11 @@ def add_legal(parser):
                              "rule with --backend model); python-chess decides nothing")
 
 
-def add_order(parser):
+def add_order(parser, stage="the hardware's ordering stage"):
     from ..sim.order import ORDERS
     parser.add_argument("--order", choices=list(ORDERS),
-                        help="order the moves of each position and flag those giving direct check (the "
-                             "hardware's ordering stage): mvv-lva, captures first by victim then attacker, "
+                        help=f"order the moves of each position and flag those giving direct check ({stage}): "
+                             "mvv-lva, captures first by victim then attacker, "
                              "then promotions, then the rest; captures, the captures alone; square, the core's "
                              "order (default: no ordering stage, no check flags)")
 

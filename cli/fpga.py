@@ -5,11 +5,12 @@ import json
 from ..boards.client import DeviceError, HostClient, LinkError, NotAPort, SerialTransport, SimulatedDevBoard
 from ..rtl.protocol import ErrorCode
 from ..boards.devboards import DEV_BOARDS, build_bitstream
-from ..boards.synth import BadRequest, SynthError, rated_synth
+from ..boards.synth import RATE_ORDER, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
 from ..sim.model import Position, generate
 from ..sim.toolchain import ToolMissing
-from .common import CliError, FlowError, add_core, add_json, add_layout, add_legal, add_positions, positions, print_rows
+from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_positions,
+                     positions, print_rows)
 from .validate import (ENGINE_PLIES, MAX_ENGINES, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
                        output_dir, positive_int, seconds, whole)
 
@@ -25,6 +26,8 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
+    p.add_argument("--order", action="store_true",
+                   help=f"with the ordering stage (its order an input; moves/s measured in {RATE_ORDER} order)")
     p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="the perft array of N engines (each with the legality stage) instead of the generator")
     p.add_argument("--out", metavar="DIR", type=output_dir, help="keep the build files in this folder")
@@ -41,6 +44,9 @@ def register(subparsers):
     add_core(p)
     p.add_argument("--legal", action="store_true",
                    help="with the legality stage: the host may ask for legal moves (board --legal)")
+    p.add_argument("--order", action="store_true",
+                   help="with the ordering stage: the host may ask for ordered moves with check flags "
+                        "(board --order)")
     p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="a perft array of N engines beside the generator: the board runs perft (board --perft)")
     p.add_argument("--baud", type=positive_int, default=115_200, help="UART baud rate (default 115200)")
@@ -59,6 +65,7 @@ def register(subparsers):
     add_layout(p)
     add_core(p)
     add_legal(p)
+    add_order(p, stage="the board's ordering stage (build --order; with --sim the simulated board has it)")
     p.add_argument("--perft", type=whole(1, ENGINE_PLIES), metavar="DEPTH",
                    help="perft to DEPTH in the board's perft array (no host help), checked against python-chess")
     p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
@@ -82,8 +89,10 @@ def run(args):
 
 def _synth(args):
     engines = args.perft_engines or 0
+    if args.order and engines:
+        raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
     report = rated_synth(args.target, layout=args.layout, core=args.core, build_dir=args.out, seed=args.seed,
-                         legal=args.legal, perft_engines=engines)
+                         legal=args.legal, perft_engines=engines, order=args.order)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -95,11 +104,13 @@ def _synth(args):
                 else "- (no C++ compiler to measure nodes/cycle)")
     else:
         design = f'{report["core"]} core'
-        rate = ("moves/s", f'{report["mmoves_per_s"]} M ({report["moves_per_cycle"]} moves/cycle x fmax)'
+        rate = ("moves/s", f'{report["mmoves_per_s"]} M ({report["moves_per_cycle"]} moves/cycle x fmax'
+                           f'{", " + RATE_ORDER + " order" if report["order"] else ""})'
                 if report["mmoves_per_s"] else "- (no C++ compiler to measure moves/cycle)")
+    stages = (", legality stage" if report["legal"] and not engines else "") + \
+        (", ordering stage" if report["order"] else "")
     print_rows([
-        ("target", f'{report["target"]} ({design}, {report["layout"]} layout'
-                   f'{", legality stage" if report["legal"] and not engines else ""})'),
+        ("target", f'{report["target"]} ({design}, {report["layout"]} layout{stages})'),
         ("fmax", f'{report["fmax_mhz"]} MHz routed (goal {report["goal_mhz"]} MHz, '
                  f'constraint {report["constraint_mhz"]} MHz)'),
         ("logic cells", f'{report["logic_cells"]} / {report["logic_cells_available"]} '
@@ -120,12 +131,12 @@ def _synth(args):
 
 def _build(args):
     report = build_bitstream(args.board, args.out, layout=args.layout, core=args.core, baud=args.baud,
-                             legal=args.legal, perft_engines=args.perft_engines or 0)
+                             legal=args.legal, perft_engines=args.perft_engines or 0, order=args.order)
     if args.json:
         print(json.dumps(report))
         return 0
     print(f'{report["board"]} ({report["fpga"]}), {report["core"]} core, {report["layout"]} layout, '
-          f'{"legality stage, " if report["legal"] else ""}'
+          f'{"legality stage, " if report["legal"] else ""}{"ordering stage, " if report["order"] else ""}'
           + (f'{report["perft_engines"]} perft engines, ' if report["perft_engines"] else "")
           + f'{report["baud"]} baud')
     print(f'clock {report["clock_mhz"]} MHz, routed fmax {report["fmax_mhz"]} MHz')
@@ -140,11 +151,14 @@ def _board(args):
     records = positions(args)
     if args.perft_engines and not args.sim:
         raise CliError("--perft-engines sets up the simulated board (--sim); a real board has its bitstream's")
+    if args.perft and args.order:
+        raise CliError("--order orders a position's moves; --perft counts the tree's leaves: give one of them")
     if args.perft and args.sim:
         check_perft_depth(args.perft, "pysim", in_hardware=True, force=args.force, option="--perft")
     if args.sim:
         engines = args.perft_engines or (1 if args.perft else 0)
-        transport = SimulatedDevBoard(layout=args.layout, core=args.core, legal=args.legal, perft_engines=engines)
+        transport = SimulatedDevBoard(layout=args.layout, core=args.core, legal=args.legal, perft_engines=engines,
+                                      order=args.order is not None)
     else:
         transport = SerialTransport(args.port, args.baud)
     client = HostClient(transport, timeout=args.timeout)
@@ -153,10 +167,15 @@ def _board(args):
     if args.legal and not info.legality:
         raise CliError("the board's bitstream has no legality stage: build it with --legal, "
                         "or leave out --legal for the pseudo-legal moves")
+    if args.order and not info.ordering:
+        raise CliError("the board's bitstream has no ordering stage: build it with --order, "
+                        "or leave out --order for the core's order")
     if args.perft and not info.perft_engines:
         raise CliError("the board's bitstream has no perft array: build it with --perft-engines N")
+    # a bitstream with the ordering stage flags checks in every stream: no order is its square order
+    order = args.order or ("square" if info.ordering else None)
     if not args.json:
-        stage = ", legality stage" if info.legality else ""
+        stage = (", legality stage" if info.legality else "") + (", ordering stage" if info.ordering else "")
         array = f", {info.perft_engines} perft engine{'s' if info.perft_engines > 1 else ''}" \
             if info.perft_engines else ""
         print(f"# board: protocol {info.version}, {core} core, {layout} layout{stage}{array}")
@@ -165,20 +184,22 @@ def _board(args):
     failures = 0
     for record in records:
         position = Position.from_board(record.board, check=False)
-        moves, counters = client.generate(position, legal=args.legal)
-        expected = generate(position, layout, legal=args.legal).moves
+        moves, counters = client.generate(position, legal=args.legal, order=order)
+        expected = generate(position, layout, legal=args.legal, order=order).moves
         matches = moves == expected
         failures += not matches
         uci = [m.uci() for m in moves]
         if args.json:
             counts = {name: value for name, value in counters.items() if name != "moves"}
+            flags = {"order": order, "check": [int(m.check) for m in moves]} if order else {}
             print(json.dumps({"fen": record.fen, "backend": "sim" if args.sim else "board", "core": core,
-                              "legal": args.legal, "moves": uci, **counts, "matches_model": matches}), flush=True)
+                              "legal": args.legal, "moves": uci, **flags, **counts, "matches_model": matches}),
+                  flush=True)
             continue
         if len(records) > 1:
             print(f"# {record.fen}")
-        for move in uci:
-            print(move)
+        for move in moves:
+            print(move.uci() + ("+" if move.check else ""))
         verdict = "matches the golden model" if matches else "MISMATCH with the golden model"
         print(f"# {verdict}: {len(moves)} moves, {counters['steps']} steps, {counters['cycles']} cycles, "
               f"{counters['stalls']} stall cycles")

@@ -13,10 +13,11 @@ from amaranth.lib.wiring import In, Out
 
 from .board import LoadSignature
 from .movegen import MoveGenerator
+from .order import Order
 from .perft import PerftArray
 from .protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, REQUEST_LENGTHS, OLD_GENERATE_LENGTH,
                        MOVE_LENGTH, DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, PERFT_MAX_DEPTH, FEATURE_LEGALITY,
-                       LAYOUT_IDS, CORE_IDS, CRC)
+                       FEATURE_ORDER, ORDER_COUNT, LAYOUT_IDS, CORE_IDS, CRC)
 from .types import PLANES, PLANE_BYTES, POSITION_BYTES, Counters, GenerateFlags, Move, PerftCounters, PerftReply
 from .uart import UARTReceiver, UARTTransmitter
 
@@ -220,15 +221,18 @@ class RequestExecutor(wiring.Component):
 
     ``legality``: the generator has the legality stage; a GENERATE's ``legal`` flag
     drives ``all_moves`` low with ``start``. Without the stage, a legal request is
-    refused with ``NO_LEGALITY``. ``perft_engines``: the size of the perft array beside
-    the generator (0: none, PERFT is refused with ``NO_PERFT``); both are loaded with the
-    request's position.
+    refused with ``NO_LEGALITY``. ``ordering``: the generator has the ordering stage; the
+    flags' ``order`` drives ``order`` with ``start`` (an order that is no ``Order`` is refused
+    with ``BAD_ORDER``); without the stage, any order but 0 is refused with ``NO_ORDER``.
+    ``perft_engines``: the size of the perft array beside the generator (0: none, PERFT is
+    refused with ``NO_PERFT``); both are loaded with the request's position.
     """
 
-    def __init__(self, layout_id, core_id, legality=False, perft_engines=0):
+    def __init__(self, layout_id, core_id, legality=False, perft_engines=0, ordering=False):
         self.layout_id = layout_id
         self.core_id = core_id
         self.legality = legality
+        self.ordering = ordering
         self.perft_engines = perft_engines
         super().__init__({
             "requests": In(stream.Signature(8)),
@@ -240,6 +244,7 @@ class RequestExecutor(wiring.Component):
             "load": Out(LoadSignature()),
             "start": Out(1),
             "all_moves": Out(1),            # with start: the pseudo-legal moves, not the legal ones
+            "order": Out(Order),            # with start: the order of the moves (with the ordering stage)
             "start_ready": In(1),
             "generating": In(1),            # the generator's busy
             "moves": In(stream.Signature(Move)),
@@ -264,7 +269,7 @@ class RequestExecutor(wiring.Component):
         rank, plane = Signal(range(8)), Signal(range(PLANES + 1))
         rank_planes = Signal(8 * PLANES)
         state_at = PLANES * PLANE_BYTES     # the image: four planes of 8 bytes, then the state
-        features = FEATURE_LEGALITY if self.legality else 0
+        features = (FEATURE_LEGALITY if self.legality else 0) | (FEATURE_ORDER if self.ordering else 0)
         with m.FSM(name="executor"):
             with m.State("IDLE"):
                 with m.If(self.errors.valid):
@@ -295,6 +300,14 @@ class RequestExecutor(wiring.Component):
                 if not self.legality:
                     with m.Elif(read_flags.legal):
                         m.d.sync += refusal.eq(ErrorCode.NO_LEGALITY)
+                        m.next = "REFUSE"
+                if not self.ordering:
+                    with m.Elif(read_flags.order != 0):
+                        m.d.sync += refusal.eq(ErrorCode.NO_ORDER)
+                        m.next = "REFUSE"
+                else:
+                    with m.Elif(read_flags.order >= ORDER_COUNT):
+                        m.d.sync += refusal.eq(ErrorCode.BAD_ORDER)
                         m.next = "REFUSE"
             with m.State("REFUSE"):
                 m.d.comb += self.busy.eq(1)
@@ -332,7 +345,8 @@ class RequestExecutor(wiring.Component):
                     m.d.comb += self.perft_start.eq(1)
                     m.next = "WALK"
                 with m.Else():
-                    m.d.comb += [self.start.eq(self.start_ready), self.all_moves.eq(~flags.legal)]
+                    m.d.comb += [self.start.eq(self.start_ready), self.all_moves.eq(~flags.legal),
+                                 self.order.eq(flags.order)]
                     with m.If(self.start_ready):
                         m.next = "STREAM"
             with m.State("WALK"):           # the whole tree in the array, then its figures
@@ -359,15 +373,16 @@ class RequestExecutor(wiring.Component):
 class HostLink(wiring.Component):
     """Receiver, executor and sender: request bytes in, reply bytes out, the generator driven."""
 
-    def __init__(self, layout_id, core_id, idle_timeout, legality=False, perft_engines=0):
+    def __init__(self, layout_id, core_id, idle_timeout, legality=False, perft_engines=0, ordering=False):
         self.layout_id, self.core_id, self.idle_timeout = layout_id, core_id, idle_timeout
-        self.legality, self.perft_engines = legality, perft_engines
+        self.legality, self.perft_engines, self.ordering = legality, perft_engines, ordering
         super().__init__({
             "rx": In(stream.Signature(8, always_ready=True)),
             "tx": Out(stream.Signature(8)),
             "load": Out(LoadSignature()),
             "start": Out(1),
             "all_moves": Out(1),
+            "order": Out(Order),
             "start_ready": In(1),
             "generating": In(1),
             "moves": In(stream.Signature(Move)),
@@ -383,7 +398,7 @@ class HostLink(wiring.Component):
         m = Module()
         m.submodules.receiver = receiver = FrameReceiver(self.idle_timeout)
         m.submodules.executor = executor = RequestExecutor(self.layout_id, self.core_id, self.legality,
-                                                           self.perft_engines)
+                                                           self.perft_engines, self.ordering)
         m.submodules.sender = sender = FrameSender()
         wiring.connect(m, wiring.flipped(self.rx), receiver.rx)
         wiring.connect(m, receiver.requests, executor.requests)
@@ -395,7 +410,7 @@ class HostLink(wiring.Component):
         m.d.comb += [
             receiver.blocked.eq(executor.busy),
             receiver.read_addr.eq(executor.read_addr), executor.read_data.eq(receiver.read_data),
-            self.start.eq(executor.start), self.all_moves.eq(executor.all_moves),
+            self.start.eq(executor.start), self.all_moves.eq(executor.all_moves), self.order.eq(executor.order),
             executor.start_ready.eq(self.start_ready),
             executor.generating.eq(self.generating),
             executor.counters.eq(self.counters), self.busy.eq(executor.busy),
@@ -406,42 +421,47 @@ class HostLink(wiring.Component):
 
 
 class HostLinkTop(wiring.Component):
-    """UART pins -> host link -> move generator (with the legality stage if ``legal``), and a
-    perft array of ``perft_engines`` engines beside it (none if 0), counting the last ply with
-    the leaf counter if ``count_leaves``."""
+    """UART pins -> host link -> move generator (with the legality stage if ``legal``, the
+    ordering stage if ``order``), and a perft array of ``perft_engines`` engines beside it (none
+    if 0), counting the last ply with the leaf counter if ``count_leaves``."""
 
     rx: In(1, init=1)
     tx: Out(1)
     busy: Out(1)
 
     def __init__(self, divisor, idle_timeout, layout="dense", core="walker", legal=False, perft_engines=0,
-                 count_leaves=True):
+                 count_leaves=True, order=False):
         self.divisor = divisor
         self.idle_timeout = idle_timeout
         self.layout = layout
         self.core = core
         self.legal = legal
+        self.order = order
         self.perft_engines = perft_engines
         self.count_leaves = count_leaves
         super().__init__()
 
     @classmethod
     def for_clock(cls, clock_hz, baud, layout="dense", core="walker", legal=False, idle_timeout_s=0.005,
-                  perft_engines=0, count_leaves=True):
+                  perft_engines=0, count_leaves=True, order=False):
         """A top for a real clock: the divisor from the baud rate, a 5 ms idle timeout."""
         divisor = round(clock_hz / baud)
         return cls(divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s)), layout, core, legal,
-                   perft_engines, count_leaves)
+                   perft_engines, count_leaves, order)
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.receiver = receiver = UARTReceiver(self.divisor)
         m.submodules.transmitter = transmitter = UARTTransmitter(self.divisor)
         m.submodules.link = link = HostLink(LAYOUT_IDS[self.layout], CORE_IDS[self.core], self.idle_timeout,
-                                            legality=self.legal, perft_engines=self.perft_engines)
-        m.submodules.generator = generator = MoveGenerator(self.layout, self.core, legal=self.legal)
+                                            legality=self.legal, perft_engines=self.perft_engines,
+                                            ordering=self.order)
+        m.submodules.generator = generator = MoveGenerator(self.layout, self.core, legal=self.legal,
+                                                           order=bool(self.order))
         if self.legal:
             m.d.comb += generator.all_moves.eq(link.all_moves)
+        if self.order:
+            m.d.comb += generator.order.eq(link.order)
         m.d.comb += [receiver.rx.eq(self.rx), self.tx.eq(transmitter.tx), self.busy.eq(link.busy)]
         wiring.connect(m, receiver.bytes, link.rx)
         wiring.connect(m, link.tx, transmitter.bytes)

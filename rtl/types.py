@@ -42,6 +42,7 @@ class BoardState(data.Struct):
 class GenerateFlags(data.Struct):
     """The options of a host-link GENERATE request: the byte after the position image."""
     legal: 1           # the legal moves (the legality stage), not the pseudo-legal ones
+    order: 2           # an :class:`~.order.Order` (the ordering stage); 0, square order, without the stage
 
 
 class Counters(data.Struct):

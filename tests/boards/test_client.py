@@ -9,7 +9,7 @@ from hwmovegen.boards.client import DeviceError, FrameDecoder, HostClient, Simul
 from hwmovegen.cli import main
 from hwmovegen.rtl.protocol import (PROTOCOL_VERSION, ErrorCode, FrameType, crc8, frame, generate_payload,
                                     perft_payload)
-from hwmovegen.sim.model import Position, cycle_bound, generate, work
+from hwmovegen.sim.model import ORDERS, Position, cycle_bound, generate, work
 from hwmovegen.sim.wire import position_bytes
 
 from ..helpers import EN_PASSANT, KIWIPETE, ONE_STEP_WALKS, PROMOTIONS
@@ -37,7 +37,7 @@ def assert_generates(client, fen):
 
 def test_ping(link):
     _, client = link
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 0)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 0, False)
 
 
 @pytest.mark.parametrize("fen", POSITIONS)
@@ -55,6 +55,9 @@ def test_generate_over_the_uart_matches_the_model(link, fen):
     # legal moves asked of a bitstream without the legality stage
     (frame(FrameType.GENERATE, generate_payload(position_bytes(Position.from_fen(KIWIPETE)), legal=True)),
      ErrorCode.NO_LEGALITY),
+    # an order asked of a bitstream without the ordering stage
+    (frame(FrameType.GENERATE, generate_payload(position_bytes(Position.from_fen(KIWIPETE)), order=1)),
+     ErrorCode.NO_ORDER),
     # perft asked of a bitstream without a perft array
     (frame(FrameType.PERFT, perft_payload(position_bytes(Position.from_fen(KIWIPETE)), 2)), ErrorCode.NO_PERFT),
     (bytes([0xA5, 0x07, 0x00, crc8(b"\x07\x00")]), ErrorCode.UNKNOWN_TYPE),
@@ -75,7 +78,7 @@ def test_bad_checksum_on_a_generate_request(link):
     request[10] ^= 0x40
     client.send_raw(request)
     assert client.expect_error() == ErrorCode.BAD_CHECKSUM
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 0)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 0, False)
 
 
 def test_junk_right_before_a_request_is_skipped(link):
@@ -148,7 +151,7 @@ def test_a_legal_board_serves_both_flags(core):
     """With the legality stage: the legal stream when GENERATE asks for it, and the plain
     core's stream and counters, cycle for cycle, when it does not."""
     client = HostClient(SimulatedDevBoard(core=core, legal=True), timeout=0.5)
-    assert client.ping() == (PROTOCOL_VERSION, "dense", core, True, 0)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", core, True, 0, False)
     for name, fen, _, _ in RULES[:1] + RULES[13:14]:
         position = Position.from_fen(fen)
         moves, counters = client.generate(position, legal=True)
@@ -177,7 +180,7 @@ def test_a_perft_board_walks_trees_alone():
     """PERFT: the board's two-engine array walks the tree and answers nodes and cycles; a
     bad depth is refused and the link goes on."""
     client = HostClient(SimulatedDevBoard(perft_engines=2), timeout=0.5)
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 2)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 2, False)
     answer = client.perft(Position.from_fen(KIWIPETE), 2, timeout=5)
     assert answer["nodes"] == 2039 and 0 < answer["cycles"] < 10_000
     for depth in (0, 9):
@@ -199,3 +202,71 @@ def _after(board, move):
     board = board.copy()
     board.push(move)
     return board
+
+
+# captures of every kind of victim, by a pawn and a knight; capture-promotions that give check
+CAPTURES = "k7/8/2b5/3q1r2/4P3/2N5/8/K7 w - - 0 1"
+PROMOTION_CHECKS = "4r3/3P4/8/8/k7/8/8/4K3 w - - 0 1"
+
+
+def test_an_ordered_board_serves_every_order():
+    """With the ordering stage (fast core): each order of GENERATE's flags is the model's
+    ordered stream, check flags included; no order is the square order, flagged; an order
+    that is no Order is refused with BAD_ORDER and the link goes on."""
+    client = HostClient(SimulatedDevBoard(core="fast", order=True), timeout=0.5)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "fast", False, 0, True)
+    streams = {}
+    for fen in (CAPTURES, PROMOTION_CHECKS):
+        position = Position.from_fen(fen)
+        for order in ORDERS:
+            moves, counters = client.generate(position, order=order)
+            model = generate(position, order=order)
+            assert moves == model.moves, (fen, order)
+            assert counters["moves"] == len(model.moves) and counters["steps"] == work(model, "fast")
+            assert counters["cycles"] - counters["stalls"] <= cycle_bound(model, "fast")
+            streams[fen, order] = moves
+    # the positions tell the orders apart and have checks: the flags and the order are checked
+    assert streams[CAPTURES, "mvv-lva"] != streams[CAPTURES, "square"]
+    assert [m.uci() for m in streams[CAPTURES, "captures"]] == ["e4d5", "c3d5", "e4f5"]
+    assert sum(m.check for m in streams[PROMOTION_CHECKS, "captures"]) == 2
+    client.send_raw(frame(FrameType.GENERATE, generate_payload(position_bytes(Position.from_fen(CAPTURES)),
+                                                               order=3)))
+    assert client.expect_error() == ErrorCode.BAD_ORDER
+    position = Position.from_fen(PROMOTION_CHECKS)
+    assert client.generate(position)[0] == generate(position, order="square").moves
+
+
+def test_an_ordered_legal_walker_board():
+    """The walker with both stages: the legal moves in MVV-LVA order, and the pseudo-legal
+    ones in the core's order, with their check flags."""
+    client = HostClient(SimulatedDevBoard(legal=True, order=True), timeout=0.5)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", True, 0, True)
+    position = Position.from_fen(RULES[13][1])      # en passant exposing the king on the rank
+    moves, counters = client.generate(position, legal=True, order="mvv-lva")
+    model = generate(position, legal=True, order="mvv-lva")
+    assert moves == model.moves and counters["moves"] == len(model.moves)
+    assert counters["cycles"] - counters["stalls"] <= cycle_bound(model, "walker")
+    assert client.generate(position, order="square")[0] == generate(position, order="square").moves
+
+
+def test_cli_board_sim_order(capsys):
+    assert main(["board", "--sim", "--core", "fast", "--order", "mvv-lva", "--fen", PROMOTION_CHECKS]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"# board: protocol {PROTOCOL_VERSION}, fast core, dense layout, ordering stage"
+    model = generate(Position.from_fen(PROMOTION_CHECKS), order="mvv-lva")
+    assert out[1:-1] == [m.uci() + ("+" if m.check else "") for m in model.moves]
+    assert out[1] == "d7e8q+" and out[-1].startswith(f"# matches the golden model: {len(model.moves)} moves")
+    assert main(["board", "--sim", "--order", "captures", "--legal", "--fen", PROMOTION_CHECKS, "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    model = generate(Position.from_fen(PROMOTION_CHECKS), legal=True, order="captures")
+    assert line["matches_model"] is True and line["order"] == "captures" and line["legal"] is True
+    assert line["moves"] == model.uci() and line["check"] == [int(m.check) for m in model.moves] == [1, 0, 1, 0]
+
+
+def test_cli_board_order_needs_the_stage(capsys, monkeypatch):
+    """A board whose bitstream has no ordering stage: --order is refused in one line."""
+    from hwmovegen.cli import fpga
+    monkeypatch.setattr(fpga, "SerialTransport", lambda port, baud: SimulatedDevBoard())
+    assert main(["board", "--port", "ttyFAKE", "--order", "mvv-lva"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hwmovegen: error: ") and "no ordering stage" in err and len(err.splitlines()) == 1

@@ -7,7 +7,8 @@ import time
 import pytest
 
 from hwmovegen.boards.devboards import build_bitstream, check_baud
-from hwmovegen.boards.synth import BadRequest, saved_report, synth
+import hwmovegen.boards.synth as synth_module
+from hwmovegen.boards.synth import BadRequest, DoesNotFit, saved_report, synth
 from hwmovegen.cli import main
 
 
@@ -59,6 +60,42 @@ def test_butterfly_does_not_fit_the_up5k():
     assert main(["synth", "--target", "ice40-up5k", "--layout", "butterfly"]) == 2
     verdict = saved_report("ice40-up5k", "walker", "butterfly")
     assert "fmax_mhz" not in verdict and "258 block RAMs" in verdict["does_not_fit"]
+
+
+def test_an_ordered_generator_is_reported_apart(tmp_path, monkeypatch, capsys):
+    """synth --order keeps its report beside the plain generator's (the flow and the rate
+    stubbed: the configuration's key and the printed stage are what is checked here)."""
+    monkeypatch.setattr(synth_module, "cache_dir", lambda *parts: tmp_path)
+
+    def fake_synth(target, layout, core, build_dir, seed, legal, perft_engines=0, order=False):
+        return {"target": target, "layout": layout, "core": core, "legal": legal, "perft_engines": 0, "order": order,
+                "seed": seed, "fmax_mhz": 100.0 if order else 120.0, "constraint_mhz": 150, "goal_mhz": 125,
+                "logic_cells": 10, "logic_cells_available": 20, "logic_cell_kind": "TRELLIS_COMB", "luts": 5,
+                "ffs": 6, "carries": 1, "brams": 1, "brams_available": 208, "critical_path": None, "seconds": 1}
+
+    monkeypatch.setattr(synth_module, "synth", fake_synth)
+    monkeypatch.setattr(synth_module, "_stream_rate", lambda layout, core, legal, order=False: 0.5 if order else 1.0)
+    assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--json"]) == 0
+    assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--order"]) == 0
+    out = capsys.readouterr().out
+    assert "(fast core, dense layout, ordering stage)" in out and "(0.5 moves/cycle x fmax, mvv-lva order)" in out
+    plain, ordered = saved_report("ecp5-85f", "fast"), saved_report("ecp5-85f", "fast", order=True)
+    assert plain["fmax_mhz"] == 120.0 and plain["mmoves_per_s"] == 120.0 and not plain["order"]
+    assert ordered["fmax_mhz"] == 100.0 and ordered["mmoves_per_s"] == 50.0 and ordered["order"]
+
+
+def test_a_design_that_does_not_fit_says_what_its_netlist_needs(monkeypatch):
+    def overflow(platform, top, *args, **kwargs):
+        top._MustUse__used = top.core._MustUse__used = True     # never built: no unused-elaboratable warning
+        raise DoesNotFit("the placer ran out of ICESTORM_RAM", {"SB_LUT4": 8571, "SB_DFFESR": 2454, "SB_DFF": 63,
+                                                                 "SB_RAM40_4K": 32, "SB_CARRY": 679})
+    monkeypatch.setattr(synth_module, "run_flow", overflow)
+    with pytest.raises(DoesNotFit) as refusal:
+        synth("ice40-up5k", order=True)
+    assert str(refusal.value) == (
+        "the walker core with the ordering stage does not fit the iCE40 UP5K (SG48): the placer ran out of "
+        "ICESTORM_RAM, the device has 30 (the netlist has 8571 LUTs, 2517 FFs and 32 block RAMs for 5280 logic "
+        "cells and 30 block RAMs)")
 
 
 @pytest.mark.parametrize("board, suffix, core", [("icebreaker", ".bin", "walker"), ("ulx3s-85f", ".bit", "walker"),

@@ -167,6 +167,10 @@ IMPOSSIBLE = [
     (["board", "--sim", "--baud", "99999999999"], "at most"),
     (["board", "--sim", "--perft", "9"], "at most 8"),
     (["board", "--sim", "--perft", "2", "--perft-engines", "1000"], f"at most {MAX_ENGINES}"),
+    (["synth", "--target", "ecp5-85f", "--order", "--perft-engines", "1"], "no ordering stage"),
+    (["board", "--sim", "--order", "lexical"], "invalid choice"),
+    (["board", "--sim", "--order", "mvv-lva", "--perft", "2"], "give one of them"),
+    (["build", "--board", "icebreaker", "--order", "mvv-lva"], "unrecognized arguments"),
     # valid but hours long: refused without --force
     (["perft", "--depth", "6"], "--force"),
     (["perft", "--backend", "model", "--depth", "6"], "--force"),

@@ -1,16 +1,20 @@
 """The README's host-link table against rtl/protocol.py and rtl/types.py: every frame, its type
-code, direction and payload length, the position image as the code lays it out, and every error
-code, so that a host written from the README speaks what the hardware speaks."""
+code, direction and payload length, the position image as the code lays it out, GENERATE's flags,
+PONG's features, the Move bits and every error code, so that a host written from the README speaks
+what the hardware speaks."""
 
 import re
 from pathlib import Path
 
 from amaranth.lib import data
 
-from hwmovegen.rtl.protocol import (DONE_LENGTH, ERROR_MEANINGS, GENERATE_LENGTH, MOVE_LENGTH, PERFT_DONE_LENGTH,
-                                    PERFT_LENGTH, PERFT_MAX_DEPTH, PONG_LENGTH, PROTOCOL_VERSION, ErrorCode,
-                                    FrameType)
-from hwmovegen.rtl.types import PLANE_BYTES, PLANES, POSITION_BYTES, BoardState, Move, byte_length
+from amaranth import Shape
+
+from hwmovegen.rtl.order import Order
+from hwmovegen.rtl.protocol import (DONE_LENGTH, ERROR_MEANINGS, FEATURE_LEGALITY, FEATURE_ORDER, GENERATE_LENGTH,
+                                    MOVE_LENGTH, PERFT_DONE_LENGTH, PERFT_LENGTH, PERFT_MAX_DEPTH, PONG_LENGTH,
+                                    PROTOCOL_VERSION, ErrorCode, FrameType)
+from hwmovegen.rtl.types import PLANE_BYTES, PLANES, POSITION_BYTES, BoardState, GenerateFlags, Move, byte_length
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 PLANES_WORDS = {4: "four"}
@@ -62,3 +66,18 @@ def test_every_error_code():
     error = frame_rows()[FrameType.ERROR][1]
     listed = {int(code) for code in re.findall(r"(?:^|, )(\d+) [a-z]", error.split(": ", 1)[1])}
     assert listed == {int(code) for code in ErrorCode} and set(ERROR_MEANINGS) == set(ErrorCode)
+
+
+def test_the_flags_features_and_move_bits():
+    generate = frame_rows()[FrameType.GENERATE][1]
+    for name, field in data.Layout.cast(GenerateFlags):
+        width = Shape.cast(field.shape).width
+        bits = f"bit {field.offset}" if width == 1 else f"bits {field.offset}-{field.offset + width - 1}"
+        assert f"{bits} `{name}`" in generate, name
+    for order in Order:
+        assert f"{order.value} {order.name.lower().replace('_', '-')}" in generate, order
+    pong = frame_rows()[FrameType.PONG][1]
+    for feature, stage in ((FEATURE_LEGALITY, "legality"), (FEATURE_ORDER, "ordering")):
+        assert f"bit {feature.bit_length() - 1}: the {stage} stage" in pong
+    move = frame_rows()[FrameType.MOVE][1]
+    assert all(f"`{name}`" in move for name, _ in data.Layout.cast(Move))

@@ -261,7 +261,7 @@ def test_synthesis_shows_the_saved_reports_and_the_missing_ones(capsys, tmp_path
 def test_synth_option_runs_and_keeps_every_configuration(capsys, tmp_path, synth_cache, monkeypatch):
     runs = []
 
-    def fake_synth(target, layout, core, build_dir, seed, legal, perft_engines=0):
+    def fake_synth(target, layout, core, build_dir, seed, legal, perft_engines=0, order=False):
         runs.append((target, core, legal))
         if (target, core) == ("ice40-up5k", "fast"):
             raise synth_module.DoesNotFit("the placer needs 9999 logic cells")
@@ -270,7 +270,7 @@ def test_synth_option_runs_and_keeps_every_configuration(capsys, tmp_path, synth
                 "brams_available": 30}
 
     monkeypatch.setattr(synth_module, "synth", fake_synth)
-    monkeypatch.setattr(synth_module, "_stream_rate", lambda layout, core, legal: 0.5)
+    monkeypatch.setattr(synth_module, "_stream_rate", lambda layout, core, legal, order=False: 0.5)
     code, _, err, page = report(capsys, tmp_path, "--synth", "--legal")
     assert code == 0 and "no synthesis report" not in err
     assert sorted(runs) == sorted((t, c, True) for t in ("ice40-up5k", "ecp5-85f") for c in ("walker", "fast"))
