@@ -15,6 +15,8 @@ from hwmovegen.rtl.types import BoardState, Counters, Move, PerftCounters, pack,
 from hwmovegen.sim.toolchain import verilator
 from hwmovegen.sim.verilator import BUILD_ARGS
 
+MOVE_BITS = Move.as_shape().size        # the payload width, from the one definition of Move
+
 
 def module_ports(verilog, name):
     """(name, direction, width) of the ports the top module declares."""
@@ -74,7 +76,7 @@ def test_the_walker_netlist_has_the_described_ports_and_compiles(tmp_path):
     assert json.loads((tmp_path / "movegen.ports.json").read_text()) == {
         k: v for k, v in description.items() if k != "files"}
     table = (tmp_path / "movegen.ports.md").read_text()
-    assert "| `moves__payload` | out | 19 | Move: `frm` [5:0], `to` [11:6]" in table
+    assert f"| `moves__payload` | out | {MOVE_BITS} | Move: `frm` [5:0], `to` [11:6]" in table
     lint(tmp_path, "movegen")
 
 
@@ -100,5 +102,5 @@ def test_rtlil(tmp_path):
     text = (tmp_path / "legal_movegen.il").read_text()
     assert description["netlist"] == "legal_movegen.il" and "module \\legal_movegen\n" in text
     top = text[text.index("module \\legal_movegen\n"):]
-    assert re.search(r"wire width 19 output \d+ +\\moves__payload\n", top)
+    assert re.search(rf"wire width {MOVE_BITS} output \d+ +\\moves__payload\n", top)
     assert re.search(r"wire width 1 input \d+ +\\all_moves\n", top)

@@ -60,7 +60,7 @@ def test_entries_leave_in_order_with_promotions_expanded(ready_probability):
         for promotion in ((5, 4, 3, 2) if e["promotes"] else (0,)):
             expected.append(pack(Move, {"frm": e["frm"], "to": e["to"], "promotion": promotion,
                                         "capture": e["capture"], "double": e["double"],
-                                        "en_passant": e["en_passant"], "castle": e["castle"]}))
+                                        "en_passant": e["en_passant"], "castle": e["castle"], "check": 0}))
     assert taken == expected
     assert not monitor.violations and not empty_wrong
     assert any(e["promotes"] for e in pushed)
