@@ -7,14 +7,14 @@ every square's piece code lives in plane k, which gives those bitmaps for free,
 and byte r of a plane is rank r, which is how the board is written.
 """
 
-from amaranth import Module, Signal
+from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .core import PLANES
 from .types import PLANES as PLANE_COUNT, BoardState
 
-__all__ = ["LoadSignature", "EditSignature", "BoardRAM"]
+__all__ = ["LoadSignature", "EditSignature", "BoardRAM", "BoardView"]
 
 
 class LoadSignature(wiring.Signature):
@@ -79,3 +79,32 @@ class BoardRAM(wiring.Component):
             m.d.sync += state.eq(edit.state)
         m.d.comb += [self.state.eq(state)] + [self.planes[bit].eq(plane) for bit, plane in enumerate(planes)]
         return m
+
+
+class BoardView:
+    """Bitboards of a position held as the board RAM's four planes and its state."""
+
+    def __init__(self, planes, state):
+        self.planes, self.state = planes, state
+        p0, p1, p2, black = planes[0], planes[1], planes[2], planes[3]
+        self.occupied = p0 | p1 | p2
+        self.black = black
+        white = state.white_to_move
+        self.own = self.occupied & Mux(white, ~black, black)
+        self.opponent = self.occupied & ~self.own
+        self.empty = ~self.occupied
+
+    def of_type(self, piece_type):
+        """The squares holding a piece of ``piece_type`` (either colour)."""
+        p = self.planes
+        return ((p[0] if piece_type & 1 else ~p[0]) & (p[1] if piece_type & 2 else ~p[1])
+                & (p[2] if piece_type & 4 else ~p[2]))
+
+    def type_at(self, square):
+        """The piece type on ``square`` (3 bits)."""
+        return Cat(self.planes[0].bit_select(square, 1), self.planes[1].bit_select(square, 1),
+                   self.planes[2].bit_select(square, 1))
+
+    def code_at(self, square):
+        """The piece code on ``square`` (4 bits: the type, then black)."""
+        return Cat(self.type_at(square), self.planes[3].bit_select(square, 1))

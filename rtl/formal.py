@@ -38,7 +38,7 @@ from amaranth.lib import wiring
 
 from ..tables import TableKind, chain
 from .apply import MoveApplier
-from .board import BoardRAM
+from .board import BoardRAM, BoardView
 from .core import PLANES
 from .hostlink import HostLink
 from .legality import LegalityStage
@@ -66,35 +66,6 @@ def _one(bits):
 
 def _name(text):
     return "_".join(text.replace("'", "").replace(",", "").replace("-", "_").split())
-
-
-class BoardView:
-    """Bitboards of a position held as the board RAM's four planes and its state."""
-
-    def __init__(self, planes, state):
-        self.planes, self.state = planes, state
-        p0, p1, p2, black = planes[0], planes[1], planes[2], planes[3]
-        self.occupied = p0 | p1 | p2
-        self.black = black
-        white = state.white_to_move
-        self.own = self.occupied & Mux(white, ~black, black)
-        self.opponent = self.occupied & ~self.own
-        self.empty = ~self.occupied
-
-    def of_type(self, piece_type):
-        """The squares holding a piece of ``piece_type`` (either colour)."""
-        p = self.planes
-        return ((p[0] if piece_type & 1 else ~p[0]) & (p[1] if piece_type & 2 else ~p[1])
-                & (p[2] if piece_type & 4 else ~p[2]))
-
-    def type_at(self, square):
-        """The piece type on ``square`` (3 bits)."""
-        return Cat(self.planes[0].bit_select(square, 1), self.planes[1].bit_select(square, 1),
-                   self.planes[2].bit_select(square, 1))
-
-    def code_at(self, square):
-        """The piece code on ``square`` (4 bits: the type, then black)."""
-        return Cat(self.type_at(square), self.planes[3].bit_select(square, 1))
 
 
 def legal_position(view):

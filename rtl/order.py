@@ -34,6 +34,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..tables.lines import KING_STEPS, KNIGHT_STEPS
 from .bitboards import slide, spread, wire
+from .board import BoardView
 from .core import PLANES
 from .fifo import RECORDS
 from .types import COUNTER_WIDTH, BoardState, Counters, Move
@@ -70,13 +71,6 @@ def _bit(bits, index):
     return bits.bit_select(index, 1)
 
 
-def _piece_at(m, planes, square, name):
-    """The piece type (1-6, 0 empty) on ``square``."""
-    kind = Signal(3, name=name)
-    m.d.comb += kind.eq(Cat(_bit(planes[0], square), _bit(planes[1], square), _bit(planes[2], square)))
-    return kind
-
-
 class CheckFlag(wiring.Component):
     """A move and its position -> whether the move gives direct check (combinational)."""
 
@@ -88,12 +82,10 @@ class CheckFlag(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        move, planes, white = self.move, self.planes, self.state.white_to_move
-        # the opponent's king: piece code 6 in the other colour (plane 3 is black)
-        p0, p1, p2, p3 = (planes[k] for k in range(4))
-        occupied = wire(m, p0 | p1 | p2, "occupied")
-        theirs = Mux(white, p3, ~p3)
-        king = wire(m, ~p0 & p1 & p2 & theirs, "king")
+        move, white = self.move, self.state.white_to_move
+        view = BoardView(self.planes, self.state)
+        occupied = wire(m, view.occupied, "occupied")
+        king = wire(m, view.opponent & view.of_type(_KING), "king")     # the opponent's
         reach = []
         for d in KING_STEPS:
             reach.append(slide(m, occupied, king, d, f"ray{d}"))
@@ -245,8 +237,10 @@ class MoveOrderer(wiring.Component):
                      s1_planes.eq(self.planes), s1_state.eq(self.state)]
 
         # stage 2: the bin and the check flag, registered
-        mover = _piece_at(m, s1_planes, s1.move.frm, "mover")
-        victim = Mux(s1.move.en_passant, _PAWN, _piece_at(m, s1_planes, s1.move.to, "victim"))
+        s1_view = BoardView(s1_planes, s1_state)
+        mover, victim = Signal(3), Signal(3)        # piece types, the victim of en passant a pawn
+        m.d.comb += [mover.eq(s1_view.type_at(s1.move.frm)),
+                     victim.eq(Mux(s1.move.en_passant, _PAWN, s1_view.type_at(s1.move.to)))]
         m.submodules.check = check = CheckFlag()
         m.d.comb += [check.move.eq(s1.move), check.planes.eq(s1_planes), check.state.eq(s1_state),
                      check.mover.eq(mover)]
