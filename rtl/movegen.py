@@ -1,21 +1,19 @@
 """The top of the move generator: board RAM, a core and its ROMs."""
 
-from types import SimpleNamespace
-
 from amaranth import Const, Module, Mux, ResetInserter, Signal
-from amaranth.lib import data, stream, wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..tables import get_layout
 from .board import BoardRAM, EditSignature, LoadSignature
-from .core import PLANES
+from .core import PLANES, ControlSignature, ports
 from .rom import MoveTableROM
 from .fast import FastCore, NoRom
 from .fifo import RECORDS
 from .legality import LegalityStage
 from .order import MoveOrderer, Order
-from .types import BoardState, Counters, Move
+from .types import BoardState, Counters
 from .walker import WalkerCore
 
 __all__ = ["MoveGenerator", "CORES", "generator_roms"]
@@ -95,19 +93,20 @@ class MoveGenerator(wiring.Component):
         self.fixed_order = None if order is True or not self.ordered else Order(order)
         super().__init__({
             "load": In(LoadSignature()),
-            "start": In(1),
-            "start_ready": Out(1),
-            "abort": In(1),
-            "busy": Out(1),
-            "done": Out(1),
-            "moves": Out(stream.Signature(Move)),
-            "counters": Out(Counters),
-            **({"all_moves": In(1)} if legal else {}),
-            **({"order": In(Order)} if order is True else {}),
+            **ControlSignature(abort=True, **self._options(legal, order)).members,
             **({"edit": In(EditSignature()), "planes": Out(PLANES), "board_state": Out(BoardState),
                 "board_free": Out(1)} if editable else {}),
             **({"move_planes": Out(PLANES), "move_state": Out(BoardState)} if positions else {}),
         })
+
+    @staticmethod
+    def _options(legal, order):
+        return {**({"all_moves": In(1)} if legal else {}), **({"order": In(Order)} if order is True else {})}
+
+    @property
+    def control(self):
+        """The generator's control as one interface (``abort`` left out), for ``wiring.connect``."""
+        return ports(self, ControlSignature(**self._options(self.legal, self.ordered and self.fixed_order is None)))
 
     @property
     def load_while_busy(self):
@@ -150,11 +149,7 @@ class MoveGenerator(wiring.Component):
         if self.editable and not self.legal:
             m.d.comb += self.board_free.eq(~self.busy)
         # what the core (and the legality stage) hand on: the ports themselves, or the orderer's input
-        up = self if not self.ordered else SimpleNamespace(
-            start=Signal(1, name="up_start"), start_ready=Signal(1, name="up_start_ready"),
-            busy=Signal(1, name="up_busy"), done=Signal(1, name="up_done"),
-            counters=Signal(Counters, name="up_counters"),
-            moves=stream.Signature(Move).create(path=("up_moves",)))
+        up = self.control if not self.ordered else ControlSignature().create(path=("up",))
         tagged = self._generate(m, up, core, board)
         if self.ordered:
             # the legal stream's position is the board's (one at a time), a named one its copy
@@ -183,14 +178,7 @@ class MoveGenerator(wiring.Component):
         """The core's stream, filtered by the legality stage with ``legal``, onto ``up``. Returns
         whether the stream's moves are named by ``core.position`` (positions back to back)."""
         if not self.legal:
-            wiring.connect(m, wiring.flipped(up.moves), core.moves)
-            m.d.comb += [
-                core.start.eq(up.start),
-                up.start_ready.eq(core.start_ready),
-                up.busy.eq(core.busy),
-                up.done.eq(core.done),
-                up.counters.eq(core.counters),
-            ]
+            wiring.connect(m, wiring.flipped(up), ports(core, ControlSignature()))
             return Const(int(LOAD_WHILE_BUSY[self.core]), 1)
 
         # legal: the stage filters the core's stream; the counters follow the legal stream.

@@ -26,11 +26,12 @@ from amaranth.lib.wiring import In, Out
 
 from .apply import MoveApplier
 from .board import LoadSignature
+from .core import ports
 from .leafcount import LeafCounter
 from .movegen import MoveGenerator
 from .types import Move, PerftCounters
 
-__all__ = ["MoveLists", "PerftEngine", "PerftArray", "TaskSignature", "MAX_MOVES", "SPLIT_PLY", "task_bits"]
+__all__ = ["MoveLists", "PerftEngine", "PerftArray", "PerftControlSignature", "TaskSignature", "MAX_MOVES", "SPLIT_PLY", "task_bits"]
 
 MAX_MOVES = 256         # a move list per ply (no position has more than 218 legal moves)
 SPLIT_PLY = 2           # the tasks: the nodes two plies below the root (400 from the start position)
@@ -39,6 +40,21 @@ SPLIT_PLY = 2           # the tasks: the nodes two plies below the root (400 fro
 def task_bits(split_ply):
     """Bits of a task number: the nodes at the split ply, with room to run past the last."""
     return (218 ** split_ply + 256).bit_length()
+
+
+class PerftControlSignature(wiring.Signature):
+    """Perft control, from the engine's (or the array's) side: ``depth`` (plies, 1 to ``max_depth``)
+    is sampled with ``start``, taken when idle; ``done`` pulses once the walk is over, and
+    ``counters`` hold its figures from then on; ``busy`` until then."""
+
+    def __init__(self, max_depth):
+        super().__init__({
+            "depth": In(range(max_depth + 1)),
+            "start": In(1),
+            "busy": Out(1),
+            "done": Out(1),
+            "counters": Out(PerftCounters),
+        })
 
 
 class TaskSignature(wiring.Signature):
@@ -136,13 +152,14 @@ class PerftEngine(wiring.Component):
         self.counter = LeafCounter() if count_leaves else None
         super().__init__({
             "load": In(LoadSignature()),
-            "depth": In(range(max_depth + 1)),
-            "start": In(1),
+            **PerftControlSignature(max_depth).members,
             "task": Out(TaskSignature(split_ply)),
-            "busy": Out(1),
-            "done": Out(1),
-            "counters": Out(PerftCounters),
         })
+
+    @property
+    def control(self):
+        """The perft control as one interface, for ``wiring.connect``."""
+        return ports(self, PerftControlSignature(self.max_depth))
 
     def elaborate(self, platform):
         m = Module()
@@ -327,12 +344,10 @@ class PerftArray(wiring.Component):
         self.engines = [PerftEngine(layout, core, max_depth, split_ply, count_leaves) for _ in range(engines)]
         super().__init__({
             "load": In(LoadSignature()),
-            "depth": In(range(max_depth + 1)),
-            "start": In(1),
-            "busy": Out(1),
-            "done": Out(1),
-            "counters": Out(PerftCounters),
+            **PerftControlSignature(max_depth).members,
         })
+
+    control = PerftEngine.control
 
     def elaborate(self, platform):
         m = Module()
@@ -357,8 +372,9 @@ class PerftArray(wiring.Component):
         m.d.comb += self.busy.eq(~idle)
         if len(engines) == 1:               # nothing to sum
             engine, = engines
-            m.d.comb += [engine.depth.eq(self.depth), engine.start.eq(self.start & idle),
-                         idle.eq(~engine.busy), self.done.eq(engine.done), self.counters.eq(engine.counters)]
+            # the engine takes start only when idle, as the array does
+            wiring.connect(m, wiring.flipped(self.control), engine.control)
+            m.d.comb += idle.eq(~engine.busy)
             with m.If(self.start & idle):
                 m.d.sync += next_task.eq(0)
             return m
