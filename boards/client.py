@@ -12,15 +12,15 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from ..rtl.protocol import (SYNC, FrameType, ErrorCode, ERROR_MEANINGS, PROTOCOL_VERSION, MOVE_LENGTH,
-                            DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, FEATURE_ORDER, LAYOUT_IDS,
-                            CORE_IDS, crc8, frame, generate_payload, perft_payload)
-from ..rtl.types import PerftReply, unpack
+from ..rtl.protocol import (FrameType, ErrorCode, ERROR_MEANINGS, PROTOCOL_VERSION, MOVE_LENGTH, DONE_LENGTH,
+                            PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, FEATURE_ORDER, LAYOUT_IDS, CORE_IDS,
+                            FrameDecoder, frame, generate_payload, perft_payload)
+from ..rtl.types import PerftReply, Pong, unpack
 from ..sim.testbench import order_option
 from ..sim.toolchain import ToolMissing
 from ..sim.wire import counters_from_word, move_from_word, position_bytes
 
-__all__ = ["LinkError", "DeviceError", "NotAPort", "FrameDecoder", "BoardInfo", "HostClient", "SerialTransport",
+__all__ = ["LinkError", "DeviceError", "NotAPort", "BoardInfo", "HostClient", "SerialTransport",
            "SimulatedDevBoard"]
 
 
@@ -39,36 +39,6 @@ class DeviceError(LinkError):
             super().__init__(f"the board reported an unknown error (code {code})")
         else:
             super().__init__(f"the board reported {code.name}: {ERROR_MEANINGS[code]}")
-
-
-class FrameDecoder:
-    """Splits a byte stream into (type, payload) frames, skipping bytes outside frames."""
-
-    def __init__(self):
-        self.buffer = bytearray()
-        self.skipped = 0
-
-    def feed(self, data):
-        self.buffer += data
-        frames = []
-        while True:
-            start = self.buffer.find(SYNC)
-            if start < 0:
-                self.skipped += len(self.buffer)
-                self.buffer.clear()
-                return frames
-            self.skipped += start
-            del self.buffer[:start]
-            if len(self.buffer) < 3 or len(self.buffer) < 4 + self.buffer[2]:
-                return frames
-            length = self.buffer[2]
-            body = bytes(self.buffer[1:3 + length])
-            if crc8(body) != self.buffer[3 + length]:
-                self.skipped += 1           # not a frame after all: resynchronise after this SYNC
-                del self.buffer[:1]
-                continue
-            frames.append((body[0], body[2:]))
-            del self.buffer[:4 + length]
 
 
 class BoardInfo(NamedTuple):
@@ -123,14 +93,15 @@ class HostClient:
         frame_type, payload = self._next_frame()
         if frame_type != FrameType.PONG or not payload:
             raise LinkError(f"expected PONG, got type 0x{frame_type:02x}")
-        if payload[0] != PROTOCOL_VERSION or len(payload) != PONG_LENGTH:
+        if payload[0] != PROTOCOL_VERSION or len(payload) != PONG_LENGTH:     # the version: byte 0 in every one
             raise LinkError(f"the board speaks protocol version {payload[0]}, this host {PROTOCOL_VERSION}: "
                             f"rebuild its bitstream with this version of hwmovegen")
+        pong = unpack(Pong, int.from_bytes(payload, "little"))
         layouts = {v: k for k, v in LAYOUT_IDS.items()}
         cores = {v: k for k, v in CORE_IDS.items()}
-        return BoardInfo(payload[0], layouts.get(payload[1], f"layout {payload[1]}"),
-                         cores.get(payload[2], f"core {payload[2]}"), bool(payload[3] & FEATURE_LEGALITY),
-                         payload[4], bool(payload[3] & FEATURE_ORDER))
+        return BoardInfo(pong["version"], layouts.get(pong["layout"], f"layout {pong['layout']}"),
+                         cores.get(pong["core"], f"core {pong['core']}"), bool(pong["features"] & FEATURE_LEGALITY),
+                         pong["perft_engines"], bool(pong["features"] & FEATURE_ORDER))
 
     def generate(self, position, legal=False, order=None):
         """Moves (model Move objects, in emission order) and counters for a Position:

@@ -19,12 +19,15 @@ def ports(owner, signature):
     ``wiring.connect``. A component lists such a group's members flat in its signature
     (``**ControlSignature().members``) so that a netlist keeps their plain names (``start``, not
     ``control__start``: the CXXRTL drivers, the Verilog export and the cocotb bench use them)."""
-    return _Group(signature, owner)
+    members = owner.signature.members
+    for name, member in signature.members.items():
+        if members[name].flow != member.flow:
+            raise TypeError(f"{name!r} of {owner!r} is {members[name].flow}, not {member.flow}")
+    # the owner's own members (their signatures are its sub-interfaces'), no new signals
+    return _Group(wiring.Signature({name: members[name] for name in signature.members}), owner)
 
 
 class _Group:
-    """An interface object made of another's ports (no new signals)."""
-
     def __init__(self, signature, owner):
         self.signature = signature
         for name in signature.members:

@@ -6,22 +6,22 @@ on the generator. ``HostLink`` joins the three; ``HostLinkTop`` adds the UART an
 the generator: everything a dev board needs but its pins and clock.
 """
 
-from amaranth import Module, Signal, Cat, Const, Mux
+from amaranth import Module, Signal, Cat, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .board import LoadSignature
-from .movegen import MoveGenerator
-from .order import Order
-from .perft import PerftArray
+from .core import ports
+from .movegen import MoveGenerator, control_signature
+from .perft import PerftArray, PerftControlSignature
 from .protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, REQUEST_LENGTHS, OLD_GENERATE_LENGTH,
                        MOVE_LENGTH, DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, PERFT_MAX_DEPTH, FEATURE_LEGALITY,
                        FEATURE_ORDER, ORDER_COUNT, LAYOUT_IDS, CORE_IDS, CRC)
-from .types import PLANES, PLANE_BYTES, POSITION_BYTES, Counters, GenerateFlags, Move, PerftCounters, PerftReply
+from .types import PLANES, PLANE_BYTES, POSITION_BYTES, GenerateFlags, PerftReply, Pong
 from .uart import UARTReceiver, UARTTransmitter
 
-__all__ = ["FrameReceiver", "FrameSender", "ReplyFrame", "RequestExecutor", "HostLink", "HostLinkTop"]
+__all__ = ["FrameReceiver", "FrameSender", "ReplyFrame", "LinkSignature", "RequestExecutor", "HostLink", "HostLinkTop"]
 
 MAX_REQUEST = max(REQUEST_LENGTHS.values())
 MAX_REPLY = max(DONE_LENGTH, MOVE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, 1)
@@ -216,6 +216,20 @@ class FrameSender(wiring.Component):
         return m
 
 
+class LinkSignature(wiring.Signature):
+    """What the host link drives, from its side: the position's load, the generator's control
+    (with ``all_moves`` if ``legality``: with start, the pseudo-legal moves, not the legal ones;
+    with ``order`` if ``ordering``), the perft array's, and ``busy`` while a request is served."""
+
+    def __init__(self, legality=False, ordering=False):
+        super().__init__({
+            "load": Out(LoadSignature()),
+            "generator": In(control_signature(legality, ordering)),
+            "perft": In(PerftControlSignature(PERFT_MAX_DEPTH)),
+            "busy": Out(1),
+        })
+
+
 class RequestExecutor(wiring.Component):
     """Serves checked requests on the generator and sends the replies and errors.
 
@@ -240,24 +254,12 @@ class RequestExecutor(wiring.Component):
             "read_data": In(8),
             "errors": In(stream.Signature(8)),
             "frames": Out(stream.Signature(ReplyFrame)),
-            "busy": Out(1),
-            "load": Out(LoadSignature()),
-            "start": Out(1),
-            "all_moves": Out(1),            # with start: the pseudo-legal moves, not the legal ones
-            "order": Out(Order),            # with start: the order of the moves (with the ordering stage)
-            "start_ready": In(1),
-            "generating": In(1),            # the generator's busy
-            "moves": In(stream.Signature(Move)),
-            "counters": In(Counters),
-            "perft_start": Out(1),
-            "perft_depth": Out(8),
-            "perft_busy": In(1),
-            "perft_counters": In(PerftCounters),
+            **LinkSignature(legality, ordering).members,
         })
 
     def elaborate(self, platform):
         m = Module()
-        frames = self.frames
+        frames, generator = self.frames, self.generator
         perft, refusal = Signal(1), Signal(8)       # the request is a PERFT / why it is refused
 
         def reply(frame_type, length, payload):
@@ -276,9 +278,9 @@ class RequestExecutor(wiring.Component):
                     reply(FrameType.ERROR, 1, self.errors.payload)
                     m.d.comb += self.errors.ready.eq(frames.ready)
                 with m.Elif(self.requests.valid & (self.requests.payload == FrameType.PING)):
-                    reply(FrameType.PONG, PONG_LENGTH, Cat(Const(PROTOCOL_VERSION, 8), Const(self.layout_id, 8),
-                                                           Const(self.core_id, 8), Const(features, 8),
-                                                           Const(self.perft_engines, 8)))
+                    reply(FrameType.PONG, PONG_LENGTH, Pong.const({
+                        "version": PROTOCOL_VERSION, "layout": self.layout_id, "core": self.core_id,
+                        "features": features, "perft_engines": self.perft_engines}))
                     m.d.comb += self.requests.ready.eq(frames.ready)
                 with m.Elif(self.requests.valid):      # GENERATE or PERFT: the byte after the image first
                     m.d.comb += [self.requests.ready.eq(1), self.read_addr.eq(POSITION_BYTES)]
@@ -287,7 +289,7 @@ class RequestExecutor(wiring.Component):
             with m.State("FLAGS"):          # GENERATE's flags, or PERFT's depth
                 m.d.comb += [self.busy.eq(1), self.read_addr.eq(state_at)]
                 read_flags = GenerateFlags(self.read_data[:len(flags.as_value())])
-                m.d.sync += [flags.eq(read_flags), self.perft_depth.eq(self.read_data)]
+                m.d.sync += [flags.eq(read_flags), self.perft.depth.eq(self.read_data)]
                 m.next = "STATE_LOW"
                 with m.If(perft):
                     if not self.perft_engines:
@@ -342,29 +344,32 @@ class RequestExecutor(wiring.Component):
             with m.State("START"):
                 m.d.comb += self.busy.eq(1)
                 with m.If(perft):           # the array is idle: the executor serves one request at a time
-                    m.d.comb += self.perft_start.eq(1)
+                    m.d.comb += self.perft.start.eq(1)
                     m.next = "WALK"
                 with m.Else():
-                    m.d.comb += [self.start.eq(self.start_ready), self.all_moves.eq(~flags.legal),
-                                 self.order.eq(flags.order)]
-                    with m.If(self.start_ready):
+                    m.d.comb += generator.start.eq(generator.start_ready)
+                    if self.legality:
+                        m.d.comb += generator.all_moves.eq(~flags.legal)
+                    if self.ordering:
+                        m.d.comb += generator.order.eq(flags.order)
+                    with m.If(generator.start_ready):
                         m.next = "STREAM"
             with m.State("WALK"):           # the whole tree in the array, then its figures
                 m.d.comb += self.busy.eq(1)
-                with m.If(~self.perft_busy):
+                with m.If(~self.perft.busy):
                     answer = Signal(PerftReply)
-                    m.d.comb += [answer.nodes.eq(self.perft_counters.nodes),
-                                 answer.cycles.eq(self.perft_counters.cycles)]
+                    m.d.comb += [answer.nodes.eq(self.perft.counters.nodes),
+                                 answer.cycles.eq(self.perft.counters.cycles)]
                     reply(FrameType.PERFT_DONE, PERFT_DONE_LENGTH, answer)
                     with m.If(frames.ready):
                         m.next = "IDLE"
             with m.State("STREAM"):         # one MOVE frame per move, then DONE with the counters
                 m.d.comb += self.busy.eq(1)
-                with m.If(self.moves.valid):
-                    reply(FrameType.MOVE, MOVE_LENGTH, self.moves.payload)
-                    m.d.comb += self.moves.ready.eq(frames.ready)
-                with m.Elif(~self.generating):     # done has pulsed: the counters hold
-                    reply(FrameType.DONE, DONE_LENGTH, self.counters)
+                with m.If(generator.moves.valid):
+                    reply(FrameType.MOVE, MOVE_LENGTH, generator.moves.payload)
+                    m.d.comb += generator.moves.ready.eq(frames.ready)
+                with m.Elif(~generator.busy):      # done has pulsed: the counters hold
+                    reply(FrameType.DONE, DONE_LENGTH, generator.counters)
                     with m.If(frames.ready):
                         m.next = "IDLE"
         return m
@@ -379,19 +384,7 @@ class HostLink(wiring.Component):
         super().__init__({
             "rx": In(stream.Signature(8, always_ready=True)),
             "tx": Out(stream.Signature(8)),
-            "load": Out(LoadSignature()),
-            "start": Out(1),
-            "all_moves": Out(1),
-            "order": Out(Order),
-            "start_ready": In(1),
-            "generating": In(1),
-            "moves": In(stream.Signature(Move)),
-            "counters": In(Counters),
-            "perft_start": Out(1),
-            "perft_depth": Out(8),
-            "perft_busy": In(1),
-            "perft_counters": In(PerftCounters),
-            "busy": Out(1),
+            **LinkSignature(legality, ordering).members,
         })
 
     def elaborate(self, platform):
@@ -405,17 +398,11 @@ class HostLink(wiring.Component):
         wiring.connect(m, receiver.errors, executor.errors)
         wiring.connect(m, executor.frames, sender.frames)
         wiring.connect(m, sender.tx, wiring.flipped(self.tx))
-        wiring.connect(m, executor.load, wiring.flipped(self.load))
-        wiring.connect(m, wiring.flipped(self.moves), executor.moves)
+        link = LinkSignature(self.legality, self.ordering)
+        wiring.connect(m, ports(executor, link), wiring.flipped(ports(self, link)))
         m.d.comb += [
             receiver.blocked.eq(executor.busy),
             receiver.read_addr.eq(executor.read_addr), executor.read_data.eq(receiver.read_data),
-            self.start.eq(executor.start), self.all_moves.eq(executor.all_moves), self.order.eq(executor.order),
-            executor.start_ready.eq(self.start_ready),
-            executor.generating.eq(self.generating),
-            executor.counters.eq(self.counters), self.busy.eq(executor.busy),
-            self.perft_start.eq(executor.perft_start), self.perft_depth.eq(executor.perft_depth),
-            executor.perft_busy.eq(self.perft_busy), executor.perft_counters.eq(self.perft_counters),
         ]
         return m
 
@@ -458,22 +445,15 @@ class HostLinkTop(wiring.Component):
                                             ordering=self.order)
         m.submodules.generator = generator = MoveGenerator(self.layout, self.core, legal=self.legal,
                                                            order=bool(self.order))
-        if self.legal:
-            m.d.comb += generator.all_moves.eq(link.all_moves)
-        if self.order:
-            m.d.comb += generator.order.eq(link.order)
         m.d.comb += [receiver.rx.eq(self.rx), self.tx.eq(transmitter.tx), self.busy.eq(link.busy)]
         wiring.connect(m, receiver.bytes, link.rx)
         wiring.connect(m, link.tx, transmitter.bytes)
+        wiring.connect(m, link.generator, generator.control)
         if self.perft_engines:
             m.submodules.perft = perft = PerftArray(self.layout, self.core, engines=self.perft_engines,
                                                     max_depth=PERFT_MAX_DEPTH, count_leaves=self.count_leaves)
             wiring.connect(m, link.load, generator.load, perft.load)
-            m.d.comb += [perft.start.eq(link.perft_start), perft.depth.eq(link.perft_depth),
-                         link.perft_busy.eq(perft.busy), link.perft_counters.eq(perft.counters)]
+            wiring.connect(m, link.perft, perft.control)
         else:
             wiring.connect(m, link.load, generator.load)
-        wiring.connect(m, generator.moves, link.moves)
-        m.d.comb += [generator.start.eq(link.start), link.start_ready.eq(generator.start_ready),
-                     link.generating.eq(generator.busy), link.counters.eq(generator.counters)]
         return m

@@ -16,7 +16,7 @@ from .order import MoveOrderer, Order
 from .types import BoardState, Counters
 from .walker import WalkerCore
 
-__all__ = ["MoveGenerator", "CORES", "generator_roms"]
+__all__ = ["MoveGenerator", "CORES", "generator_roms", "control_signature"]
 
 # core name -> (core component, ROM component)
 CORES = {"walker": (WalkerCore, MoveTableROM), "fast": (FastCore, NoRom)}
@@ -31,6 +31,13 @@ def generator_roms(layout, core):
         raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORES)})")
     layout = get_layout(layout) if isinstance(layout, str) else layout
     return CORES[core][1].roms(layout)
+
+
+def control_signature(legal=False, order=False, abort=False):
+    """The control of a generator built with ``legal`` (its ``all_moves``) and ``order=True`` (its
+    ``order``): :class:`~.core.ControlSignature` from the generator's side."""
+    return ControlSignature(abort=abort, **({"all_moves": In(1)} if legal else {}),
+                            **({"order": In(Order)} if order is True else {}))
 
 
 class MoveGenerator(wiring.Component):
@@ -93,20 +100,16 @@ class MoveGenerator(wiring.Component):
         self.fixed_order = None if order is True or not self.ordered else Order(order)
         super().__init__({
             "load": In(LoadSignature()),
-            **ControlSignature(abort=True, **self._options(legal, order)).members,
+            **control_signature(legal, order, abort=True).members,
             **({"edit": In(EditSignature()), "planes": Out(PLANES), "board_state": Out(BoardState),
                 "board_free": Out(1)} if editable else {}),
             **({"move_planes": Out(PLANES), "move_state": Out(BoardState)} if positions else {}),
         })
 
-    @staticmethod
-    def _options(legal, order):
-        return {**({"all_moves": In(1)} if legal else {}), **({"order": In(Order)} if order is True else {})}
-
     @property
     def control(self):
         """The generator's control as one interface (``abort`` left out), for ``wiring.connect``."""
-        return ports(self, ControlSignature(**self._options(self.legal, self.ordered and self.fixed_order is None)))
+        return ports(self, control_signature(self.legal, self.ordered and self.fixed_order is None))
 
     @property
     def load_while_busy(self):

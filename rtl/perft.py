@@ -31,7 +31,8 @@ from .leafcount import LeafCounter
 from .movegen import MoveGenerator
 from .types import Move, PerftCounters
 
-__all__ = ["MoveLists", "PerftEngine", "PerftArray", "PerftControlSignature", "TaskSignature", "MAX_MOVES", "SPLIT_PLY", "task_bits"]
+__all__ = ["MoveLists", "PerftEngine", "PerftArray", "PerftControlSignature", "TaskSignature", "MAX_MOVES",
+           "SPLIT_PLY", "task_bits"]
 
 MAX_MOVES = 256         # a move list per ply (no position has more than 218 legal moves)
 SPLIT_PLY = 2           # the tasks: the nodes two plies below the root (400 from the start position)

@@ -1,4 +1,4 @@
-"""Host-link protocol, version 5: constants, the frame checksum and frame building (pure Python).
+"""Host-link protocol, version 5: constants, the frame checksum, frame building and decoding (pure Python).
 
 Every frame, in both directions::
 
@@ -9,7 +9,7 @@ reflection; ``amaranth.lib.crc.catalog.CRC8_SMBUS``) over ``TYPE``, ``LEN`` and 
 payload. Multi-byte numbers are little-endian. Payload layouts come from
 :mod:`hwmovegen.rtl.types`:
 
-* ``PING`` (0x01), no payload: answered by ``PONG`` (0x81) with
+* ``PING`` (0x01), no payload: answered by ``PONG`` (0x81) with the ``Pong`` bytes
   ``[PROTOCOL_VERSION, layout id, core id, features, perft engines]``; feature bit 0
   (``FEATURE_LEGALITY``): the bitstream has the legality stage, bit 1 (``FEATURE_ORDER``):
   the ordering stage; perft engines: the size of its perft array (0: none).
@@ -57,19 +57,19 @@ from enum import IntEnum
 from amaranth.lib.crc import catalog
 
 from .order import Order
-from .types import Counters, GenerateFlags, Move, PerftReply, POSITION_BYTES, byte_length, pack
+from .types import Counters, GenerateFlags, Move, PerftReply, Pong, POSITION_BYTES, byte_length, pack
 
 __all__ = ["PROTOCOL_VERSION", "SYNC", "FrameType", "ErrorCode", "ERROR_MEANINGS", "REQUEST_LENGTHS",
            "GENERATE_LENGTH", "OLD_GENERATE_LENGTH", "MOVE_LENGTH", "DONE_LENGTH", "PONG_LENGTH",
            "FEATURE_LEGALITY", "FEATURE_ORDER", "ORDER_COUNT", "LAYOUT_IDS", "CORE_IDS", "CRC", "crc8", "frame",
-           "generate_payload", "perft_payload", "PERFT_LENGTH", "PERFT_DONE_LENGTH", "PERFT_MAX_DEPTH"]
+           "FrameDecoder", "generate_payload", "perft_payload", "PERFT_LENGTH", "PERFT_DONE_LENGTH", "PERFT_MAX_DEPTH"]
 
 PROTOCOL_VERSION = 5
 SYNC = 0xA5
 CRC = catalog.CRC8_SMBUS(data_width=8)
 MOVE_LENGTH = byte_length(Move)
 DONE_LENGTH = byte_length(Counters)
-PONG_LENGTH = 5
+PONG_LENGTH = byte_length(Pong)
 PERFT_LENGTH = POSITION_BYTES + 1
 PERFT_DONE_LENGTH = byte_length(PerftReply)
 PERFT_MAX_DEPTH = 8         # the engines' stacks (hwmovegen.rtl.perft)
@@ -135,6 +135,36 @@ def crc8(data):
 def frame(frame_type, payload=b""):
     body = bytes([int(frame_type), len(payload)]) + bytes(payload)
     return bytes([SYNC]) + body + bytes([crc8(body)])
+
+
+class FrameDecoder:
+    """Splits a byte stream into (type, payload) frames, skipping bytes outside frames."""
+
+    def __init__(self):
+        self.buffer = bytearray()
+        self.skipped = 0
+
+    def feed(self, data):
+        self.buffer += data
+        frames = []
+        while True:
+            start = self.buffer.find(SYNC)
+            if start < 0:
+                self.skipped += len(self.buffer)
+                self.buffer.clear()
+                return frames
+            self.skipped += start
+            del self.buffer[:start]
+            if len(self.buffer) < 3 or len(self.buffer) < 4 + self.buffer[2]:
+                return frames
+            length = self.buffer[2]
+            body = bytes(self.buffer[1:3 + length])
+            if crc8(body) != self.buffer[3 + length]:
+                self.skipped += 1           # not a frame after all: resynchronise after this SYNC
+                del self.buffer[:1]
+                continue
+            frames.append((body[0], body[2:]))
+            del self.buffer[:4 + length]
 
 
 def generate_payload(image, legal=False, order=0):

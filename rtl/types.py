@@ -14,7 +14,7 @@ from amaranth.lib import data
 
 __all__ = ["Move", "BoardState", "Counters", "COUNTER_WIDTH", "COUNTER_NAMES", "CycleSample", "pack", "unpack",
            "byte_length", "PLANES", "POSITION_BYTES", "PLANE_BYTES", "position_image", "GenerateFlags",
-           "PerftCounters", "PERFT_COUNTER_WIDTH", "PERFT_COUNTER_NAMES", "PerftReply"]
+           "PerftCounters", "PERFT_COUNTER_WIDTH", "PERFT_COUNTER_NAMES", "PerftReply", "Pong"]
 
 COUNTER_WIDTH = 32
 
@@ -43,6 +43,15 @@ class GenerateFlags(data.Struct):
     """The options of a host-link GENERATE request: the byte after the position image."""
     legal: 1           # the legal moves (the legality stage), not the pseudo-legal ones
     order: 2           # an :class:`~.order.Order` (the ordering stage); 0, square order, without the stage
+
+
+class Pong(data.Struct):
+    """A host-link PONG's payload: what the board is (the codes in :mod:`.protocol`)."""
+    version: 8          # PROTOCOL_VERSION: first in every version, so a host can tell an old board
+    layout: 8           # LAYOUT_IDS
+    core: 8             # CORE_IDS
+    features: 8         # FEATURE_LEGALITY | FEATURE_ORDER
+    perft_engines: 8    # the size of its perft array (0: none)
 
 
 class Counters(data.Struct):

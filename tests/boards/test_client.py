@@ -5,10 +5,10 @@ import json
 import chess
 import pytest
 
-from hwmovegen.boards.client import DeviceError, FrameDecoder, HostClient, SimulatedDevBoard
+from hwmovegen.boards.client import DeviceError, HostClient, SimulatedDevBoard
 from hwmovegen.cli import main
-from hwmovegen.rtl.protocol import (PROTOCOL_VERSION, ErrorCode, FrameType, crc8, frame, generate_payload,
-                                    perft_payload)
+from hwmovegen.rtl.protocol import (PROTOCOL_VERSION, ErrorCode, FrameDecoder, FrameType, crc8, frame,
+                                    generate_payload, perft_payload)
 from hwmovegen.sim.model import ORDERS, Position, cycle_bound, generate, work
 from hwmovegen.sim.wire import position_bytes
 
