@@ -8,30 +8,10 @@ from . import types
 from .fifo import RECORDS
 from .types import BoardState, Counters, Move
 
-__all__ = ["ControlSignature", "CoreSignature", "PLANES", "ports"]
+__all__ = ["ControlSignature", "CoreSignature", "PLANES"]
 
 # The board as the cores see it: four 64-bit bitplanes, bit k of every square's piece code in plane k.
 PLANES = data.ArrayLayout(64, types.PLANES)
-
-
-def ports(owner, signature):
-    """The members of ``signature`` that ``owner`` holds among its own ports, as one interface for
-    ``wiring.connect``. A component lists such a group's members flat in its signature
-    (``**ControlSignature().members``) so that a netlist keeps their plain names (``start``, not
-    ``control__start``: the CXXRTL drivers, the Verilog export and the cocotb bench use them)."""
-    members = owner.signature.members
-    for name, member in signature.members.items():
-        if members[name].flow != member.flow:
-            raise TypeError(f"{name!r} of {owner!r} is {members[name].flow}, not {member.flow}")
-    # the owner's own members (their signatures are its sub-interfaces'), no new signals
-    return _Group(wiring.Signature({name: members[name] for name in signature.members}), owner)
-
-
-class _Group:
-    def __init__(self, signature, owner):
-        self.signature = signature
-        for name in signature.members:
-            setattr(self, name, getattr(owner, name))
 
 
 class ControlSignature(wiring.Signature):

@@ -35,7 +35,7 @@ from ..tables import TableKind, castle_right_for, rays
 from ..tables.slots import DIRECTIONS, KIND_SLOTS, SLOTS, RayType, direction_step, slot_rays
 from .core import CoreSignature
 from .feeder import PieceFeeder
-from .fifo import RECORDS, PositionEntry, PromotionFifo
+from .fifo import RECORDS, FifoWriteSignature, PositionEntry, PromotionFifo
 from .movers import MoverMask
 from .probe import ProbeResult, RayProbe
 from .types import BoardState, Counters
@@ -311,10 +311,7 @@ class StepEmitter(wiring.Component):
             "ray": In(Ray),
             "issue": Out(1, init=1),
             "issued": In(1),                # the selector used the permission this cycle
-            "fifo_write": Out(1),
-            "fifo_commit": Out(1),
-            "fifo_entry": Out(PositionEntry),
-            "fifo_almost_full": In(1),
+            "fifo": Out(FifoWriteSignature(PositionEntry)),
         })
 
     def elaborate(self, platform):
@@ -337,7 +334,7 @@ class StepEmitter(wiring.Component):
         current, valid = Signal(Ray), Signal(1)
         to, left, second = Signal(6), Signal(3), Signal(1)
         final = left == 1
-        entry, move = self.fifo_entry, self.fifo_entry.move
+        entry, move = self.fifo.entry, self.fifo.entry.move
         m.d.comb += [
             move.frm.eq(current.frm), move.to.eq(to),
             move.capture.eq(current.capture & final),
@@ -347,10 +344,10 @@ class StepEmitter(wiring.Component):
             move.promotes.eq(current.promotes),
             entry.last.eq(current.last & final),
             entry.position.eq(current.position),
-            self.fifo_write.eq(valid),
+            self.fifo.write.eq(valid),
         ]
-        advance = valid & ~self.fifo_almost_full
-        m.d.comb += self.fifo_commit.eq(advance)
+        advance = valid & ~self.fifo.almost_full
+        m.d.comb += self.fifo.commit.eq(advance)
         take = ((advance & final) | ~valid) & (queued != 0)
         with m.If(advance & ~final):
             m.d.sync += [to.eq(to + current.step), left.eq(left - 1), second.eq(1)]
@@ -583,8 +580,6 @@ class FastCore(wiring.Component):
             builder.last.eq(selector.out_last),
             selector.issue.eq(emitter.issue), emitter.issued.eq(selector.issued),
             emitter.ray_valid.eq(builder.out_valid), emitter.ray.eq(builder.ray),
-            fifo.write.eq(emitter.fifo_write), fifo.commit.eq(emitter.fifo_commit),
-            fifo.entry.eq(emitter.fifo_entry), emitter.fifo_almost_full.eq(fifo.almost_full),
             # positions
             tracker.start.eq(starting), tracker.opening.eq(copied), tracker.opened.eq(loading), tracker.empty.eq(movers.movers == 0),
             tracker.assembled.eq(asm_valid), tracker.assembled_last.eq(asm_last),
@@ -594,5 +589,6 @@ class FastCore(wiring.Component):
             self.busy.eq(tracker.busy), self.done.eq(tracker.done), self.counters.eq(tracker.counters),
             self.position.eq(fifo.position), self.next_position.eq(tracker.tail),
         ]
+        wiring.connect(m, emitter.fifo, fifo.write_port)
         wiring.connect(m, wiring.flipped(self.moves), fifo.moves)
         return m

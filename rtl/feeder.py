@@ -5,8 +5,9 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..tables import TableKind
+from .ports import group
 
-__all__ = ["PieceFeeder", "one_hot_index", "HEAD_INDEX_WIDTH"]
+__all__ = ["PieceFeeder", "PieceSignature", "one_hot_index", "HEAD_INDEX_WIDTH"]
 
 HEAD_INDEX_WIDTH = 9    # table kind (3 bits) * 64 + square (6 bits)
 
@@ -54,6 +55,23 @@ class Piece(data.Struct):
     anti_diagonal: 3        # (file + rank) mod 8
 
 
+class PieceSignature(wiring.Signature):
+    """The pieces a feeder offers, from its side: ``first`` (valid with ``first_valid``; none
+    follows it with ``first_last``) with its ROM word, the word of the one after it (valid with
+    ``second_valid``), and ``consume`` that takes ``first``."""
+
+    def __init__(self, word_width):
+        super().__init__({
+            "consume": In(1),
+            "first_valid": Out(1),
+            "first": Out(Piece),
+            "first_word": Out(word_width),
+            "first_last": Out(1),
+            "second_valid": Out(1),
+            "second_word": Out(word_width),
+        })
+
+
 class PieceFeeder(wiring.Component):
     """Stages: ``queue`` -> one-hot of its lowest piece (:func:`lowest_one`) -> square
     index and table kind (AND-OR over the board's bitplanes) -> a ROM indexed by
@@ -77,15 +95,14 @@ class PieceFeeder(wiring.Component):
             "rom_index": Out(HEAD_INDEX_WIDTH),
             "rom_en": Out(1),
             "rom_data": In(word_width),
-            "consume": In(1),
-            "first_valid": Out(1),
-            "first": Out(Piece),
-            "first_word": Out(word_width),
-            "first_last": Out(1),
-            "second_valid": Out(1),
-            "second_word": Out(word_width),
+            **PieceSignature(word_width).members,
             "busy": Out(1),         # a piece is queued or in a stage
         })
+
+    @property
+    def offer(self):
+        """The pieces offered as one interface, for ``wiring.connect`` to a core's ``feed``."""
+        return group(self, PieceSignature(self.word_width))
 
     def elaborate(self, platform):
         m = Module()

@@ -4,9 +4,10 @@ from amaranth import Module, Signal, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from .ports import group
 from .types import Move
 
-__all__ = ["FifoEntry", "PositionEntry", "PromotionFifo", "RECORDS"]
+__all__ = ["FifoEntry", "PositionEntry", "FifoWriteSignature", "PromotionFifo", "RECORDS"]
 
 PROMOTION_PIECES = 4    # q, r, b, n: python-chess piece types 5, 4, 3, 2
 
@@ -34,6 +35,19 @@ class PositionEntry(data.Struct):
     position: range(RECORDS)
 
 
+class FifoWriteSignature(wiring.Signature):
+    """A producer's side of a :class:`PromotionFifo`'s write port (``entry_shape``: its entries)."""
+
+    def __init__(self, entry_shape):
+        super().__init__({
+            "write": Out(1),
+            "commit": Out(1),
+            "entry": Out(entry_shape),
+            "almost_full": In(1),
+            "empty_next": In(1),
+        })
+
+
 class PromotionFifo(wiring.Component):
     """A small FIFO whose head drives the move stream.
 
@@ -55,15 +69,16 @@ class PromotionFifo(wiring.Component):
         self.depth = depth
         self.entry_shape = PositionEntry if positions else FifoEntry
         super().__init__({
-            "write": In(1),
-            "commit": In(1),
-            "entry": In(self.entry_shape),
-            "almost_full": Out(1),
-            "empty_next": Out(1),
+            **FifoWriteSignature(self.entry_shape).flip().members,
             "last_transfer": Out(1),
             "position": Out(range(RECORDS)),    # the record of the move on the stream (PositionEntry)
             "moves": Out(stream.Signature(Move)),
         })
+
+    @property
+    def write_port(self):
+        """The write port as one interface, for ``wiring.connect`` to a producer's ``fifo``."""
+        return group(self, FifoWriteSignature(self.entry_shape).flip())
 
     def elaborate(self, platform):
         m = Module()

@@ -12,9 +12,9 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .board import LoadSignature
-from .core import ports
 from .movegen import MoveGenerator, control_signature
 from .perft import PerftArray, PerftControlSignature
+from .ports import group
 from .protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, REQUEST_LENGTHS, OLD_GENERATE_LENGTH,
                        MOVE_LENGTH, DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, PERFT_MAX_DEPTH, FEATURE_LEGALITY,
                        FEATURE_ORDER, ORDER_COUNT, LAYOUT_IDS, CORE_IDS, CRC)
@@ -399,7 +399,7 @@ class HostLink(wiring.Component):
         wiring.connect(m, executor.frames, sender.frames)
         wiring.connect(m, sender.tx, wiring.flipped(self.tx))
         link = LinkSignature(self.legality, self.ordering)
-        wiring.connect(m, ports(executor, link), wiring.flipped(ports(self, link)))
+        wiring.connect(m, group(executor, link), wiring.flipped(group(self, link)))
         m.d.comb += [
             receiver.blocked.eq(executor.busy),
             receiver.read_addr.eq(executor.read_addr), executor.read_data.eq(receiver.read_data),

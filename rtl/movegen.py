@@ -7,12 +7,13 @@ from amaranth.lib.wiring import In, Out
 
 from ..tables import get_layout
 from .board import BoardRAM, EditSignature, LoadSignature
-from .core import PLANES, ControlSignature, ports
+from .core import PLANES, ControlSignature
 from .rom import MoveTableROM
 from .fast import FastCore, NoRom
 from .fifo import RECORDS
 from .legality import LegalityStage
 from .order import MoveOrderer, Order
+from .ports import group
 from .types import BoardState, Counters
 from .walker import WalkerCore
 
@@ -109,7 +110,7 @@ class MoveGenerator(wiring.Component):
     @property
     def control(self):
         """The generator's control as one interface (``abort`` left out), for ``wiring.connect``."""
-        return ports(self, control_signature(self.legal, self.ordered and self.fixed_order is None))
+        return group(self, control_signature(self.legal, self.ordered and self.fixed_order is None))
 
     @property
     def load_while_busy(self):
@@ -181,7 +182,7 @@ class MoveGenerator(wiring.Component):
         """The core's stream, filtered by the legality stage with ``legal``, onto ``up``. Returns
         whether the stream's moves are named by ``core.position`` (positions back to back)."""
         if not self.legal:
-            wiring.connect(m, wiring.flipped(up), ports(core, ControlSignature()))
+            wiring.connect(m, wiring.flipped(up), group(core, ControlSignature()))
             return Const(int(LOAD_WHILE_BUSY[self.core]), 1)
 
         # legal: the stage filters the core's stream; the counters follow the legal stream.

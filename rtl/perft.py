@@ -26,9 +26,9 @@ from amaranth.lib.wiring import In, Out
 
 from .apply import MoveApplier
 from .board import LoadSignature
-from .core import ports
 from .leafcount import LeafCounter
 from .movegen import MoveGenerator
+from .ports import group
 from .types import Move, PerftCounters
 
 __all__ = ["MoveLists", "PerftEngine", "PerftArray", "PerftControlSignature", "TaskSignature", "MAX_MOVES",
@@ -160,7 +160,7 @@ class PerftEngine(wiring.Component):
     @property
     def control(self):
         """The perft control as one interface, for ``wiring.connect``."""
-        return ports(self, PerftControlSignature(self.max_depth))
+        return group(self, PerftControlSignature(self.max_depth))
 
     def elaborate(self, platform):
         m = Module()

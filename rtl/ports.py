@@ -1,4 +1,5 @@
-"""The top-level ports of a component as a netlist shows them, with the bit fields of each.
+"""The top-level ports of a component as a netlist shows them, with the bit fields of each, and
+:func:`group`, which keeps them plain where a signature's members are a component's own.
 
 A design written out as Verilog or RTLIL (``hwmovegen export``) has flat ports: one
 vector per member of the component's signature, named by its path joined with ``__``
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from amaranth import Shape
 from amaranth.lib import data, wiring
 
-__all__ = ["Field", "Port", "describe", "CLOCK", "RESET", "GENERATOR_NOTES", "PERFT_NOTES"]
+__all__ = ["Field", "Port", "describe", "group", "CLOCK", "RESET", "GENERATOR_NOTES", "PERFT_NOTES"]
 
 CLOCK, RESET = "clk", "rst"
 
@@ -43,6 +44,26 @@ class Port:
     def path(self):
         """The member's path in the signature, dotted (``load.rank_en``)."""
         return self.name.replace("__", ".")
+
+
+def group(owner, signature):
+    """The members of ``signature`` that ``owner`` holds among its own ports, as one interface for
+    ``wiring.connect``. A component lists such a group's members flat in its signature
+    (``**ControlSignature().members``) so that a netlist keeps their plain names (``start``, not
+    ``control__start``: the CXXRTL drivers, the Verilog export and the cocotb bench use them)."""
+    members = owner.signature.members
+    for name, member in signature.members.items():
+        if members[name].flow != member.flow:
+            raise TypeError(f"{name!r} of {owner!r} is {members[name].flow}, not {member.flow}")
+    # the owner's own members (their signatures are its sub-interfaces'), no new signals
+    return _Group(wiring.Signature({name: members[name] for name in signature.members}), owner)
+
+
+class _Group:
+    def __init__(self, signature, owner):
+        self.signature = signature
+        for name in signature.members:
+            setattr(self, name, getattr(owner, name))
 
 
 def _fields(shape, prefix=""):

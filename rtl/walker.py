@@ -43,8 +43,8 @@ from ..tables import NodeKind
 from .core import CoreSignature
 from .counters import PerfCounters
 from .decode import NodeDecoder
-from .feeder import PieceFeeder, Piece
-from .fifo import FifoEntry, PromotionFifo
+from .feeder import PieceFeeder, PieceSignature
+from .fifo import FifoEntry, FifoWriteSignature, PromotionFifo
 from .rom import RomSignature
 from .types import BoardState
 
@@ -65,11 +65,8 @@ class Walker(wiring.Component):
             "state": In(BoardState),
             "node_a_addr": Out(aw), "node_a_data": In(layout.word_width),
             "node_b_addr": Out(aw), "node_b_data": In(layout.word_width),
-            "consume": Out(1),
-            "first_valid": In(1), "first": In(Piece), "first_word": In(aw),
-            "second_valid": In(1), "second_word": In(aw),
-            "fifo_write": Out(1), "fifo_commit": Out(1), "fifo_entry": Out(FifoEntry),
-            "fifo_almost_full": In(1), "fifo_empty_next": In(1),
+            "feed": In(PieceSignature(aw)),
+            "fifo": Out(FifoWriteSignature(FifoEntry)),
             "step": Out(1),
             "promotion": Out(1),
         })
@@ -95,7 +92,7 @@ class Walker(wiring.Component):
         launched = Signal(1)
         finishing = Signal(1)
         frm = Signal(6)
-        first = self.first
+        first = self.feed.first
         m.d.comb += [
             launched.eq(taken_head & taken_valid),
             finishing.eq(taken_head & ~taken_valid),
@@ -105,8 +102,8 @@ class Walker(wiring.Component):
             node.is_queen.eq(Mux(launched, first.queen, cur_queen)),
         ]
         # the piece after the one being walked, offered where a successor ends the chain
-        next_valid = Mux(launched, self.second_valid, self.first_valid)
-        next_addr = Mux(launched, self.second_word, self.first_word)
+        next_valid = Mux(launched, self.feed.second_valid, self.feed.first_valid)
+        next_addr = Mux(launched, self.feed.second_word, self.feed.first_word)
 
         # Per-position square masks, latched at start (the board does not change while
         # busy), so each test below is one 64:1 mux of a register.
@@ -133,7 +130,7 @@ class Walker(wiring.Component):
         ep_hit = is_capture & capturable & empty    # the en-passant square is the only empty capturable one
         follow_pos = Signal(1)
         emit = Signal(1)
-        entry = self.fifo_entry
+        entry = self.fifo.entry
         m.d.comb += [
             follow_pos.eq(empty & (~is_castling | right_held)),
             emit.eq((is_normal & (empty | opponent)) | (is_push & empty) | (is_capture & capturable)
@@ -170,24 +167,24 @@ class Walker(wiring.Component):
             with m.State("FILL"):           # the head ROM reads the first piece's head
                 m.next = "LAUNCH"
             with m.State("LAUNCH"):         # offer the first piece's head on both ports
-                present(self.first_word, 1, self.first_word, 1, self.first_valid)
+                present(self.feed.first_word, 1, self.feed.first_word, 1, self.feed.first_valid)
                 m.d.sync += took_pos.eq(1)
                 m.next = "RUN"
             with m.State("RUN"):
                 with m.If(finishing):
-                    with m.If(self.fifo_empty_next):
+                    with m.If(self.fifo.empty_next):
                         finish()
                     with m.Else():
                         m.next = "DRAIN"
-                with m.Elif(~self.fifo_almost_full):
-                    m.d.comb += [self.fifo_write.eq(1), self.fifo_commit.eq(emit),
-                                 self.consume.eq(launched), self.step.eq(1),
+                with m.Elif(~self.fifo.almost_full):
+                    m.d.comb += [self.fifo.write.eq(1), self.fifo.commit.eq(emit),
+                                 self.feed.consume.eq(launched), self.step.eq(1),
                                  self.promotion.eq(emit & is_promotion)]
                     present(Mux(node.pos_end, next_addr, node.pos_addr), node.pos_end,
                             Mux(node.dir_end, next_addr, node.dir_addr), node.dir_end, next_valid)
                     m.d.sync += [took_pos.eq(follow_pos), cur_from.eq(frm), cur_queen.eq(node.is_queen)]
             with m.State("DRAIN"):
-                with m.If(self.fifo_empty_next):
+                with m.If(self.fifo.empty_next):
                     finish()
         return m
 
@@ -218,22 +215,16 @@ class WalkerCore(wiring.Component):
             feeder.types.eq(Cat(planes[0], planes[1], planes[2])), feeder.white_to_move.eq(state.white_to_move),
             rom.head_index.eq(feeder.rom_index), rom.head_en.eq(feeder.rom_en),
             feeder.rom_data.eq(rom.head_addr),
-            feeder.consume.eq(walker.consume),
-            walker.first_valid.eq(feeder.first_valid), walker.first.eq(feeder.first),
-            walker.first_word.eq(feeder.first_word),
-            walker.second_valid.eq(feeder.second_valid), walker.second_word.eq(feeder.second_word),
             # node ROM
             rom.node_a_addr.eq(walker.node_a_addr), walker.node_a_data.eq(rom.node_a_data),
             rom.node_b_addr.eq(walker.node_b_addr), walker.node_b_data.eq(rom.node_b_data),
-            # FIFO
-            fifo.write.eq(walker.fifo_write), fifo.commit.eq(walker.fifo_commit),
-            fifo.entry.eq(walker.fifo_entry),
-            walker.fifo_almost_full.eq(fifo.almost_full), walker.fifo_empty_next.eq(fifo.empty_next),
             # counters
             counters.start.eq(starting), counters.busy.eq(walker.busy),
             counters.valid.eq(fifo.moves.valid), counters.ready.eq(self.moves.ready),
             counters.step.eq(walker.step), counters.promotion.eq(walker.promotion),
             self.counters.eq(counters.counters),
         ]
+        wiring.connect(m, feeder.offer, walker.feed)
+        wiring.connect(m, walker.fifo, fifo.write_port)
         wiring.connect(m, wiring.flipped(self.moves), fifo.moves)
         return m
