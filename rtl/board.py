@@ -12,9 +12,9 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .core import PLANES
-from .types import PLANES as PLANE_COUNT, BoardState
+from .types import PLANES as PLANE_COUNT, BoardState, PLANE_BYTES, byte_length
 
-__all__ = ["LoadSignature", "EditSignature", "BoardRAM", "BoardView"]
+__all__ = ["LoadSignature", "EditSignature", "BoardRAM", "BoardView", "load_writes"]
 
 
 class LoadSignature(wiring.Signature):
@@ -35,6 +35,21 @@ class LoadSignature(wiring.Signature):
             "state_en": Out(1),
             "state": Out(BoardState),
         })
+
+
+def load_writes(image):
+    """The load port's values for a position image (:func:`~.types.position_image`), one dict of
+    member name to integer per cycle: clear the board and write the state, then write each rank
+    that holds a piece. (The host link's executor writes every rank instead.)"""
+    state_at = PLANE_COUNT * PLANE_BYTES
+    state = int.from_bytes(image[state_at:state_at + byte_length(BoardState)], "little")
+    cycles = [{"clear": 1, "state_en": 1, "state": state, "rank_en": 0}]
+    for rank in range(8):
+        planes = [image[plane * PLANE_BYTES + rank] for plane in range(PLANE_COUNT)]
+        if any(planes):     # byte k of rank_planes: plane k
+            cycles.append({"clear": 0, "state_en": 0, "rank_en": 1, "rank": rank,
+                           "rank_planes": sum(byte << (8 * k) for k, byte in enumerate(planes))})
+    return cycles
 
 
 class EditSignature(wiring.Signature):

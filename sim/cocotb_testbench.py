@@ -30,9 +30,9 @@ counter that disagrees with the stream raises, as in the CXXRTL backend.
 
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from ..rtl.types import PLANE_BYTES, PLANES, BoardState, byte_length
+from ..rtl.board import load_writes
 from .model import Generation
-from .testbench import GenerationTimeout, random_ready, to_position
+from .testbench import GenerationTimeout, random_ready
 from .wire import counters_from_word, move_from_word, position_bytes
 
 __all__ = ["reset", "load", "run", "generate", "random_ready", "load_cycles", "GenerationTimeout"]
@@ -42,14 +42,7 @@ INPUTS = ("load__clear", "load__rank_en", "load__state_en", "start", "abort", "m
 
 def load_cycles(image):
     """The load port's values, one dict per cycle, for a position image (bytes)."""
-    state = int.from_bytes(image[PLANES * PLANE_BYTES:PLANES * PLANE_BYTES + byte_length(BoardState)], "little")
-    cycles = [{"load__clear": 1, "load__state_en": 1, "load__state": state, "load__rank_en": 0}]
-    for rank in range(8):
-        planes = [image[plane * PLANE_BYTES + rank] for plane in range(PLANES)]
-        if any(planes):     # byte k of rank_planes: plane k
-            cycles.append({"load__clear": 0, "load__state_en": 0, "load__rank_en": 1, "load__rank": rank,
-                           "load__rank_planes": sum(byte << (8 * k) for k, byte in enumerate(planes))})
-    return cycles
+    return [{f"load__{name}": value for name, value in cycle.items()} for cycle in load_writes(image)]
 
 
 def _idle(dut):
@@ -71,7 +64,7 @@ async def reset(dut, cycles=2):
 
 async def load(dut, position):
     """Write ``position`` (FEN, python-chess Board, model Position, or a position image)."""
-    image = position if isinstance(position, (bytes, bytearray)) else position_bytes(to_position(position))
+    image = position if isinstance(position, (bytes, bytearray)) else position_bytes(position)
     for settings in load_cycles(image):
         for name, value in settings.items():
             getattr(dut, name).value = value

@@ -26,7 +26,7 @@ from ..rtl.types import (BoardState, CycleSample, PLANES, PLANE_BYTES, POSITION_
 from . import trace as cycle_trace
 from .model import Generation
 from .toolchain import ToolMissing, cache_dir, cxx_compiler, tool
-from .wire import board_bytes, counters_from_word, move_from_word, position_bytes, word_from_move
+from .wire import counters_from_word, move_from_word, position_bytes, word_from_move
 
 __all__ = ["BackendUnavailable", "build_model", "build_perft_model", "build_leafcount_model", "CxxrtlBackend",
            "CxxrtlPerft", "CxxrtlLeafCounter", "DEFAULT_CXXFLAGS", "builds", "use_builds"]
@@ -402,7 +402,7 @@ class CxxrtlBackend:
         return results
 
     def run(self, boards):
-        return self.run_images([board_bytes(b) for b in boards])
+        return self.run_images([position_bytes(b) for b in boards])
 
     def trace(self, board):
         """One position on its own, every cycle recorded: its Generation and its cycle
@@ -412,7 +412,7 @@ class CxxrtlBackend:
         buffer = (ctypes.c_uint32 * TRACE_CAPACITY)()
         self._lib.hwmg_trace(self._handle, buffer, TRACE_CAPACITY)
         try:
-            result = self.run_images([board_bytes(board)])[0]
+            result = self.run_images([position_bytes(board)])[0]
             length = self._lib.hwmg_trace_length(self._handle)
         finally:
             self._lib.hwmg_trace(self._handle, None, 0)
@@ -423,7 +423,7 @@ class CxxrtlBackend:
         return result, samples
 
     def generate(self, board):
-        return self.run_images([board_bytes(board)])[0]
+        return self.run_images([position_bytes(board)])[0]
 
 
 class CxxrtlPerft:

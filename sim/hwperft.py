@@ -10,7 +10,7 @@ moves and walks each child's tree in the array.
 import time
 from dataclasses import dataclass, field
 
-from .wire import board_bytes
+from .wire import position_bytes
 
 __all__ = ["HardwarePerft", "PysimPerft", "PerftRun", "MAX_DEPTH", "projected_nodes_per_second"]
 
@@ -91,7 +91,7 @@ class _CxxrtlPerft:
         self.array.prepare()
 
     def run(self, board, depth, progress=None):
-        return self.array.run(board_bytes(board), depth, progress)
+        return self.array.run(position_bytes(board), depth, progress)
 
 
 class HardwarePerft:

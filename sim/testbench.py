@@ -27,10 +27,11 @@ hardware counters, directly comparable with the golden model's.
 
 import random
 
-import chess
+from amaranth import Value
 
-from .model import Generation, Position
-from .wire import move_from_word
+from ..rtl.board import load_writes
+from .model import Generation
+from .wire import move_from_word, position_bytes, to_position
 
 __all__ = ["to_position", "load", "run", "generate", "back_to_back", "random_ready", "move_from_payload",
            "simulate", "GenerationTimeout"]
@@ -40,35 +41,16 @@ class GenerationTimeout(RuntimeError):
     """The generator did not reach ``done`` within the cycle limit."""
 
 
-def to_position(position):
-    """A model :class:`Position` from a FEN string, a python-chess Board or a Position."""
-    if isinstance(position, Position):
-        return position
-    if isinstance(position, str):
-        return Position.from_fen(position)
-    if isinstance(position, chess.Board):
-        return Position.from_board(position)
-    raise TypeError(f"cannot load {type(position).__name__} as a position")
-
-
 def move_from_payload(payload):
     """A model :class:`Move` from a sampled Move payload."""
     return move_from_word(payload.as_value().value)
 
 
 def _load_cycles(dut, position):
-    """The load port's settings, one list per cycle: a cycle to clear the board and write
-    the state, then a cycle per rank that holds a piece (rank writes)."""
-    position = to_position(position)
-    port = dut.load
-    cycles = [[(port.clear, 1), (port.state_en, 1), (port.state, position.state()), (port.rank_en, 0)]]
-    planes = position.planes()
-    for rank in range(8):
-        row = [plane >> (8 * rank) & 0xFF for plane in planes]
-        if any(row):
-            cycles.append([(port.clear, 0), (port.state_en, 0), (port.rank_en, 1), (port.rank, rank),
-                           (port.rank_planes, row)])
-    return cycles
+    """The load port's settings, one list per cycle (:func:`~hwmovegen.rtl.board.load_writes` of
+    the position's image)."""
+    return [[(Value.cast(getattr(dut.load, name)), value) for name, value in cycle.items()]
+            for cycle in load_writes(position_bytes(position))]
 
 
 def _load_idle(ctx, dut):

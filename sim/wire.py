@@ -5,9 +5,9 @@ from functools import lru_cache
 import chess
 
 from ..rtl.types import Counters, Move as MoveLayout, COUNTER_NAMES, pack, position_image, unpack
-from .model import Move, castling_bits
+from .model import Move, Position, castling_bits
 
-__all__ = ["move_from_word", "word_from_move", "position_bytes", "board_bytes", "counters_from_word",
+__all__ = ["move_from_word", "word_from_move", "to_position", "position_bytes", "counters_from_word",
            "COUNTER_NAMES"]
 
 
@@ -25,14 +25,26 @@ def word_from_move(move):
                              "en_passant": move.en_passant, "castle": move.castle, "check": move.check})
 
 
+def to_position(position):
+    """A model :class:`Position` from a FEN string, a python-chess Board or a Position."""
+    if isinstance(position, Position):
+        return position
+    if isinstance(position, str):
+        return Position.from_fen(position)
+    if isinstance(position, chess.Board):
+        return Position.from_board(position)
+    raise TypeError(f"cannot load {type(position).__name__} as a position")
+
+
 def position_bytes(position):
-    """The position image of a model Position (host-link GENERATE payload, CXXRTL load)."""
-    return position_image(position.planes(), position.state())
-
-
-def board_bytes(board):
-    """The position image of a python-chess Board, straight from its bitboards (the
-    fast path of the compiled backend; equal to ``position_bytes`` of its Position)."""
+    """The position image (``rtl.types.position_image``: host-link GENERATE and PERFT payload,
+    CXXRTL and pysim load) of a model Position, a FEN string or a python-chess Board. A Board's
+    bitplanes come straight from its bitboards (the bulk sweeps' fast path, equal to its
+    Position's: tests/rtl/test_types.py)."""
+    if not isinstance(position, chess.Board):
+        position = to_position(position)
+        return position_image(position.planes(), position.state())
+    board = position
     planes = (board.pawns | board.bishops | board.queens,     # piece type bit 0: 1, 3, 5
               board.knights | board.bishops | board.kings,    # bit 1: 2, 3, 6
               board.rooks | board.queens | board.kings,       # bit 2: 4, 5, 6

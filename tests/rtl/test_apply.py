@@ -13,7 +13,7 @@ from hwmovegen.rtl.board import BoardRAM
 from hwmovegen.rtl.types import BoardState, position_image, unpack
 from hwmovegen.sim import testbench as tb
 from hwmovegen.sim.model import Position, generate
-from hwmovegen.sim.wire import board_bytes, word_from_move
+from hwmovegen.sim.wire import position_bytes, word_from_move
 
 from ..helpers import EN_PASSANT, KIWIPETE, PROMOTIONS
 
@@ -68,15 +68,15 @@ def run(fens, walk=None):
         for fen in fens:
             root = chess.Board(fen)
             await tb.load(ctx, board, root)
-            assert _image(ctx, board) == board_bytes(root)
+            assert _image(ctx, board) == position_bytes(root)
             for move in generate(Position.from_board(root), legal=True).moves:
                 after = root.copy()
                 after.push(chess.Move.from_uci(move.uci()))
                 assert await _command(ctx, applier, move) == make_cycles(move)
-                assert _image(ctx, board) == board_bytes(after), (fen, move.uci())
+                assert _image(ctx, board) == position_bytes(after), (fen, move.uci())
                 assert ctx.get(applier.level) == 1
                 assert await _command(ctx, applier) == make_cycles(move) + 1
-                assert _image(ctx, board) == board_bytes(root), (fen, move.uci())
+                assert _image(ctx, board) == position_bytes(root), (fen, move.uci())
                 checked.append(move)
             if walk:
                 rng, path, boards = random.Random(fen), [], [root.copy()]
@@ -88,12 +88,12 @@ def run(fens, walk=None):
                     await _command(ctx, applier, move)
                     boards.append(boards[-1].copy())
                     boards[-1].push(chess.Move.from_uci(move.uci()))
-                    assert _image(ctx, board) == board_bytes(boards[-1])
+                    assert _image(ctx, board) == position_bytes(boards[-1])
                     path.append(move)
                 for _ in path:
                     await _command(ctx, applier)
                     boards.pop()
-                    assert _image(ctx, board) == board_bytes(boards[-1])
+                    assert _image(ctx, board) == position_bytes(boards[-1])
                 assert ctx.get(applier.level) == 0
 
     sim = Simulator(m)
@@ -138,7 +138,7 @@ def test_the_stack_refuses_beyond_its_depth():
         ctx.set(applier.commands.valid, 1)
         assert not ctx.get(applier.commands.ready)          # the stack is full
         ctx.set(applier.commands.valid, 0)
-        assert _image(ctx, board) == board_bytes(boards[2])
+        assert _image(ctx, board) == position_bytes(boards[2])
 
     sim = Simulator(m)
     sim.add_clock(1e-8)

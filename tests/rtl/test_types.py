@@ -8,7 +8,7 @@ from hwmovegen.rtl.types import (BoardState, COUNTER_NAMES, Counters, Move, POSI
                                  pack, position_image, unpack)
 from hwmovegen.sim.model import Position
 from hwmovegen.sim.positions import random_boards
-from hwmovegen.sim.wire import board_bytes, move_from_word, position_bytes, word_from_move
+from hwmovegen.sim.wire import move_from_word, position_bytes, word_from_move
 
 
 def test_pack_unpack_round_trip():
@@ -45,4 +45,4 @@ def test_position_image():
 
 def test_the_fast_image_of_a_board_equals_the_model_positions(suite):
     for board in [r.board for r in suite] + random_boards(200, seed=12):
-        assert board_bytes(board) == position_bytes(Position.from_board(board)), board.fen()
+        assert position_bytes(board) == position_bytes(Position.from_board(board)), board.fen()
