@@ -31,8 +31,8 @@ from .movegen import MoveGenerator
 from .ports import group
 from .types import Move, PerftCounters
 
-__all__ = ["MoveLists", "PerftEngine", "PerftArray", "PerftControlSignature", "TaskSignature", "MAX_MOVES",
-           "SPLIT_PLY", "task_bits"]
+__all__ = ["MoveLists", "PerftEngine", "PerftArray", "PerftControlSignature", "TaskSignature", "TaskDispatcher",
+           "MAX_MOVES", "SPLIT_PLY", "task_bits"]
 
 MAX_MOVES = 256         # a move list per ply (no position has more than 218 legal moves)
 SPLIT_PLY = 2           # the tasks: the nodes two plies below the root (400 from the start position)
@@ -68,6 +68,35 @@ class TaskSignature(wiring.Signature):
             "grant": In(1),
             "index": In(task_bits(split_ply)),
         })
+
+
+class TaskDispatcher(wiring.Component):
+    """Hands out the task numbers, from registers: the lowest-numbered engine asking on ``tasks``
+    gets the next number a cycle later (the engine granted in a cycle is still asking in it: left
+    out). ``restart`` numbers from 0 again."""
+
+    def __init__(self, engines, split_ply):
+        self.split_ply = split_ply
+        super().__init__({
+            "restart": In(1),
+            "tasks": In(TaskSignature(split_ply)).array(engines),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        tasks = self.tasks
+        next_task, number = Signal(task_bits(self.split_ply)), Signal(task_bits(self.split_ply))
+        grant = Signal(len(tasks))
+        asking = Signal(len(tasks))
+        m.d.comb += asking.eq(Cat(task.request for task in tasks) & ~grant)
+        m.d.sync += grant.eq(asking & (~asking + 1)[:len(tasks)])
+        with m.If(asking.any()):
+            m.d.sync += [number.eq(next_task), next_task.eq(next_task + 1)]
+        with m.If(self.restart):
+            m.d.sync += next_task.eq(0)
+        for index, task in enumerate(tasks):
+            m.d.comb += [task.grant.eq(grant[index]), task.index.eq(number)]
+        return m
 
 
 class MoveLists(wiring.Component):
@@ -137,7 +166,7 @@ class PerftEngine(wiring.Component):
     start : In(1)
         Taken when idle.
     task : Out(TaskSignature)
-        To the dispatcher (:class:`PerftArray`).
+        To the dispatcher (:class:`TaskDispatcher`, in :class:`PerftArray`).
     busy, done : Out(1)
         ``done`` pulses once the walk is over (the board holds the root again);
         ``counters`` hold its figures from then on.
@@ -357,27 +386,17 @@ class PerftArray(wiring.Component):
             m.submodules[f"engine{index}"] = engine
         wiring.connect(m, wiring.flipped(self.load), *[engine.load for engine in engines])
 
-        # the dispatcher, from registers: the lowest-numbered engine asking gets the next task's
-        # number a cycle later (the engine granted in a cycle is still asking in it: left out)
-        next_task, number = Signal(task_bits(self.split_ply)), Signal(task_bits(self.split_ply))
-        grant = Signal(len(engines))
-        asking = Signal(len(engines))
-        m.d.comb += asking.eq(Cat(engine.task.request for engine in engines) & ~grant)
-        m.d.sync += grant.eq(asking & (~asking + 1)[:len(engines)])
-        with m.If(asking.any()):
-            m.d.sync += [number.eq(next_task), next_task.eq(next_task + 1)]
-        for index, engine in enumerate(engines):
-            m.d.comb += [engine.task.grant.eq(grant[index]), engine.task.index.eq(number)]
+        m.submodules.dispatcher = dispatcher = TaskDispatcher(len(engines), self.split_ply)
+        for task, engine in zip(dispatcher.tasks, engines):
+            wiring.connect(m, task, engine.task)
 
         idle = Signal(1)
-        m.d.comb += self.busy.eq(~idle)
+        m.d.comb += [self.busy.eq(~idle), dispatcher.restart.eq(self.start & idle)]
         if len(engines) == 1:               # nothing to sum
             engine, = engines
             # the engine takes start only when idle, as the array does
             wiring.connect(m, wiring.flipped(self.control), engine.control)
             m.d.comb += idle.eq(~engine.busy)
-            with m.If(self.start & idle):
-                m.d.sync += next_task.eq(0)
             return m
 
         finished = Signal(len(engines))
@@ -399,7 +418,7 @@ class PerftArray(wiring.Component):
             with m.State("IDLE"):
                 m.d.comb += idle.eq(1)
                 with m.If(self.start):
-                    m.d.sync += [next_task.eq(0), finished.eq(0), summing.eq(0),
+                    m.d.sync += [finished.eq(0), summing.eq(0),
                                  counters.eq(0), counters.cycles.eq(1)]
                     m.next = "WALK"
             with m.State("WALK"):
