@@ -21,7 +21,8 @@ from .protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, REQUEST_LEN
 from .types import PLANES, PLANE_BYTES, POSITION_BYTES, GenerateFlags, PerftReply, Pong
 from .uart import UARTReceiver, UARTTransmitter
 
-__all__ = ["FrameReceiver", "FrameSender", "ReplyFrame", "LinkSignature", "RequestExecutor", "HostLink", "HostLinkTop"]
+__all__ = ["FrameReceiver", "FrameSender", "ReplyFrame", "LinkSignature", "RequestExecutor", "HostLink",
+           "HostLinkTop"]
 
 MAX_REQUEST = max(REQUEST_LENGTHS.values())
 MAX_REPLY = max(DONE_LENGTH, MOVE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, 1)
@@ -233,13 +234,14 @@ class LinkSignature(wiring.Signature):
 class RequestExecutor(wiring.Component):
     """Serves checked requests on the generator and sends the replies and errors.
 
+    Its ports beyond the receiver's and the sender's are a :class:`LinkSignature`.
     ``legality``: the generator has the legality stage; a GENERATE's ``legal`` flag
-    drives ``all_moves`` low with ``start``. Without the stage, a legal request is
-    refused with ``NO_LEGALITY``. ``ordering``: the generator has the ordering stage; the
-    flags' ``order`` drives ``order`` with ``start`` (an order that is no ``Order`` is refused
-    with ``BAD_ORDER``); without the stage, any order but 0 is refused with ``NO_ORDER``.
-    ``perft_engines``: the size of the perft array beside the generator (0: none, PERFT is
-    refused with ``NO_PERFT``); both are loaded with the request's position.
+    drives ``generator.all_moves`` low with ``generator.start``. Without the stage, a legal
+    request is refused with ``NO_LEGALITY``. ``ordering``: the generator has the ordering stage;
+    the flags' ``order`` drives ``generator.order`` with the start (an order that is no ``Order``
+    is refused with ``BAD_ORDER``); without the stage, any order but 0 is refused with
+    ``NO_ORDER``. ``perft_engines``: the size of the perft array beside the generator (0: none,
+    PERFT is refused with ``NO_PERFT``); both are loaded with the request's position.
     """
 
     def __init__(self, layout_id, core_id, legality=False, perft_engines=0, ordering=False):
@@ -376,7 +378,8 @@ class RequestExecutor(wiring.Component):
 
 
 class HostLink(wiring.Component):
-    """Receiver, executor and sender: request bytes in, reply bytes out, the generator driven."""
+    """Receiver, executor and sender: request bytes in, reply bytes out, the generator driven
+    (the executor's :class:`LinkSignature` ports, forwarded)."""
 
     def __init__(self, layout_id, core_id, idle_timeout, legality=False, perft_engines=0, ordering=False):
         self.layout_id, self.core_id, self.idle_timeout = layout_id, core_id, idle_timeout
