@@ -46,6 +46,10 @@ class MoveGenerator(wiring.Component):
 
     Ports
     -----
+    Beside ``load`` and the optional ports, the members of a :func:`control_signature` (its
+    :class:`~.core.ControlSignature`), flat, with ``abort``; ``control`` groups them for
+    ``wiring.connect``.
+
     load : In(LoadSignature)
         Write the position: ``clear``, a rank per cycle, the state registers. The walker
         reads the board until ``done``; the fast core copies it at ``start``, so the next
