@@ -54,7 +54,7 @@ def add_legal(parser):
 
 
 def add_order(parser, stage="the hardware's ordering stage"):
-    from ..sim.order import ORDERS
+    from ..tables.contracts import ORDERS
     parser.add_argument("--order", choices=list(ORDERS),
                         help=f"order the moves of each position and flag those giving direct check ({stage}): "
                              "mvv-lva, captures first by victim then attacker, "

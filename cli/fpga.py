@@ -11,7 +11,8 @@ from ..sim.model import Position, generate
 from ..sim.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_positions,
                      positions, print_rows)
-from .validate import (ENGINE_PLIES, MAX_ENGINES, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
+from ..tables.contracts import MAX_PLIES
+from .validate import (MAX_ENGINES, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
                        output_dir, positive_int, seconds, whole)
 
 __all__ = ["register", "run"]
@@ -66,7 +67,7 @@ def register(subparsers):
     add_core(p)
     add_legal(p)
     add_order(p, stage="the board's ordering stage (build --order; with --sim the simulated board has it)")
-    p.add_argument("--perft", type=whole(1, ENGINE_PLIES), metavar="DEPTH",
+    p.add_argument("--perft", type=whole(1, MAX_PLIES), metavar="DEPTH",
                    help="perft to DEPTH in the board's perft array (no host help), checked against python-chess")
     p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="with --sim: the simulated board's perft array (default 1 with --perft)")

@@ -27,7 +27,7 @@ Then each move is passed or dropped in the cycle it arrives:
 * a pinned piece stays on the line through its king;
 * en passant by its precomputed verdict.
 
-The setup takes ``SETUP_CYCLES`` (:mod:`hwmovegen.sim.legality` has the same figure); the
+The setup takes ``SETUP_CYCLES`` (the contract :mod:`hwmovegen.tables.contracts` shares with the model); the
 core's first moves wait for it in the core's own output FIFO. The board must hold the
 position through the setup, as it does while the generator is busy.
 """
@@ -36,6 +36,7 @@ from amaranth import Module, Signal, Cat, Const, Mux, Array, signed
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..tables.contracts import LEGAL_SETUP_CYCLES as SETUP_CYCLES
 from ..tables.slots import DIRECTIONS
 from .core import PLANES
 from .types import BoardState, Move
@@ -43,7 +44,6 @@ from .types import BoardState, Move
 __all__ = ["LegalityStage", "SETUP_CYCLES"]
 
 _KING_DIRECTIONS = DIRECTIONS[:8]           # N, NE, E, SE, S, SW, W, NW: a direction's axis is its index % 4
-SETUP_CYCLES = 1 + 8 + 7                    # start, then a rank a cycle up and down again
 
 
 def _up(bits, k=1):

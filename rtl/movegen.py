@@ -1,11 +1,14 @@
 """The top of the move generator: board RAM, a core and its ROMs."""
 
+from typing import NamedTuple
+
 from amaranth import Const, Module, Mux, ResetInserter, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..tables import get_layout
+from ..tables.contracts import CORE_NAMES
 from .board import BoardRAM, EditSignature, LoadSignature
 from .core import PLANES, ControlSignature
 from .rom import MoveTableROM
@@ -17,12 +20,21 @@ from .ports import group
 from .types import BoardState, Counters
 from .walker import WalkerCore
 
-__all__ = ["MoveGenerator", "CORES", "generator_roms", "control_signature"]
+__all__ = ["MoveGenerator", "CORES", "CoreSpec", "generator_roms", "control_signature"]
 
-# core name -> (core component, ROM component)
-CORES = {"walker": (WalkerCore, MoveTableROM), "fast": (FastCore, NoRom)}
-# the cores that copy the board at start: the next position may be loaded while one runs
-LOAD_WHILE_BUSY = {"walker": False, "fast": True}
+class CoreSpec(NamedTuple):
+    """A core in the registry: its component (whose ``contract`` holds its timing terms and
+    protocol id, :mod:`hwmovegen.tables.contracts`) and the ROM component it reads."""
+    component: type
+    rom: type
+
+    @property
+    def contract(self):
+        return self.component.contract
+
+
+CORES = {spec.component.contract.name: spec for spec in (CoreSpec(WalkerCore, MoveTableROM), CoreSpec(FastCore, NoRom))}
+assert tuple(CORES) == CORE_NAMES
 
 
 def generator_roms(layout, core):
@@ -53,7 +65,7 @@ class MoveGenerator(wiring.Component):
     load : In(LoadSignature)
         Write the position: ``clear``, a rank per cycle, the state registers. The walker
         reads the board until ``done``; the fast core copies it at ``start``, so the next
-        position may be written at once (``LOAD_WHILE_BUSY``).
+        position may be written at once (its contract's ``load_while_busy``).
     start, start_ready : In(1), Out(1)
         ``start`` is taken in a cycle with ``start_ready``: generate the pseudo-legal moves
         of the loaded position. The walker is ready when idle; the fast core takes the next
@@ -120,7 +132,7 @@ class MoveGenerator(wiring.Component):
     def load_while_busy(self):
         """Whether the next position may be loaded while this one is generated (the
         legality stage reads the board during its setup: not with ``legal``)."""
-        return LOAD_WHILE_BUSY[self.core] and not self.legal
+        return CORES[self.core].contract.load_while_busy and not self.legal
 
     def roms(self):
         """The ROMs of this configuration (for block RAM accounting)."""
@@ -142,7 +154,7 @@ class MoveGenerator(wiring.Component):
         # the position of the move on the core's stream: a copy of each position in flight (written
         # as it starts, read by the stream's record) for a core that runs them back to back
         move_planes, move_state = Signal(PLANES), Signal(BoardState)
-        if (self.positions or self.ordered) and LOAD_WHILE_BUSY[self.core]:
+        if (self.positions or self.ordered) and CORES[self.core].contract.load_while_busy:
             layout = data.StructLayout({"planes": PLANES, "state": BoardState})
             m.submodules.positions = copies = Memory(shape=layout, depth=RECORDS, init=[])
             write, read = copies.write_port(), copies.read_port(domain="comb")
@@ -187,7 +199,7 @@ class MoveGenerator(wiring.Component):
         whether the stream's moves are named by ``core.position`` (positions back to back)."""
         if not self.legal:
             wiring.connect(m, wiring.flipped(up), group(core, ControlSignature()))
-            return Const(int(LOAD_WHILE_BUSY[self.core]), 1)
+            return Const(int(CORES[self.core].contract.load_while_busy), 1)
 
         # legal: the stage filters the core's stream; the counters follow the legal stream.
         # `bypass` (all_moves at start) hands the core's stream and counters out as they are.
@@ -235,7 +247,7 @@ class MoveGenerator(wiring.Component):
         with m.If(self.abort):
             m.d.sync += [active.eq(0), pending.eq(0), done.eq(0)]
         if self.editable:
-            if LOAD_WHILE_BUSY[self.core]:      # the core's copy and the stage's setup hold the position
+            if CORES[self.core].contract.load_while_busy:      # the core's copy and the stage's setup hold the position
                 m.d.comb += self.board_free.eq(~(active & ~stage.ready))
             else:
                 m.d.comb += self.board_free.eq(~self.busy)
@@ -243,4 +255,4 @@ class MoveGenerator(wiring.Component):
                      up.done.eq(Mux(bypass, core.done, done)),
                      up.counters.eq(Mux(bypass, core.counters, counted))]
         # the legal stream runs one position at a time; pseudo-legal ones back to back, named
-        return bypass & Const(int(LOAD_WHILE_BUSY[self.core]), 1)
+        return bypass & Const(int(CORES[self.core].contract.load_while_busy), 1)

@@ -24,6 +24,7 @@ from pathlib import Path
 from ..rtl.types import (BoardState, CycleSample, PLANES, PLANE_BYTES, POSITION_BYTES, PerftCounters, byte_length,
                          pack, unpack)
 from . import trace as cycle_trace
+from ..tables.contracts import MAX_PLIES, core_contract
 from .model import Generation
 from .toolchain import ToolMissing, cache_dir, cxx_compiler, tool
 from .wire import counters_from_word, move_from_word, position_bytes, word_from_move
@@ -176,7 +177,7 @@ def build_model(layout="dense", core="walker", log=None, legal=False, order=None
                     f"{f' in {order} order' if order else ''}, {layout} layout", log)
 
 
-def build_perft_model(layout="dense", core="walker", engines=1, max_depth=8, log=None, count_leaves=True):
+def build_perft_model(layout="dense", core="walker", engines=1, max_depth=MAX_PLIES, log=None, count_leaves=True):
     """Path of the compiled shared library of a :class:`~hwmovegen.rtl.perft.PerftArray`."""
     from ..rtl.perft import PerftArray
     kind = "" if count_leaves else "-streamed"
@@ -322,12 +323,11 @@ class CxxrtlBackend:
 
     def __init__(self, layout="dense", core="walker", ready_probability=1.0, seed=1, log=None, overlap=None,
                  legal=False, order=None):
-        from ..rtl.movegen import LOAD_WHILE_BUSY
         self.layout = layout
         self.core = core
         self.legal = legal
         self.order = order
-        can_overlap = LOAD_WHILE_BUSY[core] and not legal
+        can_overlap = core_contract(core).load_while_busy and not legal
         self.overlap = can_overlap if overlap is None else overlap and can_overlap
         self.last_span = 0
         self.ready_threshold = 65536 if ready_probability >= 1 else int(ready_probability * 65536)
@@ -432,7 +432,7 @@ class CxxrtlPerft:
     name = "cxxrtl"
     SLICE = 2_000_000           # cycles per call into C++, between progress updates
 
-    def __init__(self, layout="dense", core="walker", engines=1, max_depth=8, log=None, count_leaves=True):
+    def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_PLIES, log=None, count_leaves=True):
         self.layout, self.core, self.engines, self.max_depth = layout, core, engines, max_depth
         self.count_leaves = count_leaves
         self.log = log

@@ -10,11 +10,10 @@ moves and walks each child's tree in the array.
 import time
 from dataclasses import dataclass, field
 
+from ..tables.contracts import MAX_PLIES
 from .wire import position_bytes
 
-__all__ = ["HardwarePerft", "PysimPerft", "PerftRun", "MAX_DEPTH", "projected_nodes_per_second"]
-
-MAX_DEPTH = 8           # plies the engines' stacks and move lists hold
+__all__ = ["HardwarePerft", "PysimPerft", "PerftRun", "projected_nodes_per_second"]
 
 
 @dataclass
@@ -44,7 +43,7 @@ class PysimPerft:
     testbenches (``watchers``, ``async def watcher(ctx)``) that observe the walk."""
     name = "pysim"
 
-    def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH, count_leaves=True):
+    def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_PLIES, count_leaves=True):
         from ..rtl.perft import PerftArray
         self.dut = PerftArray(layout, core, engines=engines, max_depth=max_depth, count_leaves=count_leaves)
 
@@ -99,7 +98,7 @@ class HardwarePerft:
     ``count_leaves``: the engines count the last ply with the leaf counter (without it, the
     UP5K's engine, they stream it)."""
 
-    def __init__(self, backend="cxxrtl", layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH, log=None,
+    def __init__(self, backend="cxxrtl", layout="dense", core="walker", engines=1, max_depth=MAX_PLIES, log=None,
                  count_leaves=True):
         if backend == "cxxrtl":
             self._sim = _CxxrtlPerft(layout, core, engines, max_depth, log, count_leaves)

@@ -9,7 +9,8 @@ from hwmovegen.boards.client import DeviceError, HostClient, SimulatedDevBoard
 from hwmovegen.cli import main
 from hwmovegen.rtl.protocol import (PROTOCOL_VERSION, ErrorCode, FrameDecoder, FrameType, crc8, frame,
                                     generate_payload, perft_payload)
-from hwmovegen.sim.model import ORDERS, Position, cycle_bound, generate, work
+from hwmovegen.sim.model import Position, cycle_bound, generate, work
+from hwmovegen.tables.contracts import ORDERS
 from hwmovegen.sim.wire import position_bytes
 
 from ..helpers import EN_PASSANT, KIWIPETE, ONE_STEP_WALKS, PROMOTIONS

@@ -6,10 +6,11 @@ import pytest
 
 from hwmovegen.sim.compare import compare
 from hwmovegen.sim.cxxrtl import CxxrtlBackend
-from hwmovegen.sim.legality import LEGAL_SETUP, setup_cycles
+from hwmovegen.sim.legality import setup_cycles
 from hwmovegen.sim.model import Position, cycle_bound, generate
 from hwmovegen.sim.perft import perft
 from hwmovegen.sim.positions import random_boards
+from hwmovegen.tables.contracts import LEGAL_SETUP_CYCLES
 
 from ..legal_positions import RULES
 
@@ -31,7 +32,7 @@ def test_model_rule_by_rule(name, fen, legal, illegal):
     assert model.moves == [m for m in pseudo.moves if m in model.moves]
     ucis = model.uci()
     assert all(m in ucis for m in legal) and not any(m in ucis for m in illegal)
-    assert model.setup == LEGAL_SETUP
+    assert model.setup == LEGAL_SETUP_CYCLES
 
 
 def test_model_on_the_suites_and_random_positions(suite, random_1000):
