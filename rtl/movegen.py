@@ -8,14 +8,14 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..tables import get_layout
-from ..tables.contracts import CORE_NAMES
+from ..tables.contracts import CORE_NAMES, SELECTABLE
 from .board import BoardRAM, EditSignature, LoadSignature
 from .core import PLANES, ControlSignature
 from .rom import MoveTableROM
 from .fast import FastCore, NoRom
 from .fifo import RECORDS
 from .legality import LegalityStage
-from .order import MoveOrderer, Order
+from .order import MoveOrderer, Order, order_named
 from .ports import group
 from .types import BoardState, Counters
 from .walker import WalkerCore
@@ -104,6 +104,14 @@ class MoveGenerator(wiring.Component):
         ``legal``, for the pseudo-legal moves of ``all_moves`` positions): the fast core keeps
         a copy of each position in flight, the walker's board holds it.
     """
+
+    @classmethod
+    def from_config(cls, config, **options):
+        """The generator a :class:`~hwmovegen.tables.contracts.GeneratorConfig` names: its
+        ``order`` fixed, or a port for :data:`~hwmovegen.tables.contracts.SELECTABLE`
+        (``options``: ``editable``, ``positions``)."""
+        order = (config.order == SELECTABLE) or (config.order is not None and order_named(config.order))
+        return cls(config.layout, config.core, legal=config.legal, order=order, **options)
 
     def __init__(self, layout="dense", core="walker", legal=False, editable=False, positions=False, order=False):
         if core not in CORES:

@@ -40,7 +40,7 @@ from .core import PLANES
 from .fifo import RECORDS
 from .types import COUNTER_WIDTH, BoardState, Counters, Move
 
-__all__ = ["Order", "MoveOrderer", "BINS", "CAPTURE_BINS", "BANK_MOVES", "ORDER_IN_FLIGHT"]
+__all__ = ["Order", "order_named", "MoveOrderer", "BINS", "CAPTURE_BINS", "BANK_MOVES", "ORDER_IN_FLIGHT"]
 
 PROMOTION_BIN, QUIET_BIN = 30, 31
 BANK_MOVES = 512            # more than any position holds: 15 queens' 27 moves and a king's 10
@@ -60,6 +60,11 @@ class Order(enum.Enum, shape=2):
 
 # the wire values are the contract's order names, in order
 assert tuple(order.name.lower().replace("_", "-") for order in Order) == ORDERS
+
+
+def order_named(name):
+    """The :class:`Order` of a contract order name (``"mvv-lva"``)."""
+    return Order(ORDERS.index(name))
 
 
 class _Item(data.Struct):

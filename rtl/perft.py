@@ -366,6 +366,13 @@ class PerftArray(wiring.Component):
     made (one cycle per engine).
     """
 
+    @classmethod
+    def from_config(cls, config, **options):
+        """The array a :class:`~hwmovegen.tables.contracts.GeneratorConfig` names: its
+        ``perft_engines`` engines (at least one), ``max_plies`` and ``count_leaves``."""
+        return cls(config.layout, config.core, engines=config.perft_engines, max_depth=config.max_plies,
+                   count_leaves=config.count_leaves, **options)
+
     def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_PLIES, split_ply=SPLIT_PLY, count_leaves=True):
         if engines < 1:
             raise ValueError("a perft array needs at least one engine")

@@ -102,14 +102,16 @@ class GeneratorConfig:
 
     ``order``: None, no ordering stage; one of :data:`ORDERS`, the stage with that order fixed
     (a simulation model per order); :data:`SELECTABLE`, the stage with an ``order`` port (the
-    host link's GENERATE flags choose it per position). ``count_leaves``: the perft engines
-    count the last ply instead of streaming it (the target decides; the UP5K has no room).
+    host link's GENERATE flags choose it per position). ``perft_engines``: the engines of the
+    perft array (0: none, a generator alone, as a board without ``--perft``).
+    ``count_leaves``: the perft engines count the last ply instead of streaming it (the target
+    decides; the UP5K has no room).
     """
     layout: str = "dense"
     core: str = "walker"
     legal: bool = False
     order: str = None
-    perft_engines: int = 1
+    perft_engines: int = 0
     max_plies: int = MAX_PLIES
     count_leaves: bool = True
 
@@ -120,8 +122,8 @@ class GeneratorConfig:
             _choices("order", self.order, ORDERS + (SELECTABLE,))
         if not 1 <= self.max_plies <= MAX_PLIES:
             raise ValueError(f"max_plies {self.max_plies} is outside 1 to {MAX_PLIES}")
-        if self.perft_engines < 1:
-            raise ValueError(f"perft_engines {self.perft_engines} is below 1")
+        if self.perft_engines < 0:
+            raise ValueError(f"perft_engines {self.perft_engines} is below 0")
 
     @property
     def contract(self):

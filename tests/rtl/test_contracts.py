@@ -30,7 +30,7 @@ def positions(*fens):
 def test_each_cores_cycles_are_its_contracts_terms(core):
     terms = core_contract(core)
     plain = positions(LONE_KINGS, KIWIPETE, PAWN_ENDING)
-    for position, result in zip(plain, tb.simulate(plain, core=core)):
+    for position, result in zip(plain, tb.simulate(plain, GeneratorConfig(core=core))):
         model = generate(position)
         # without promotions the bound is the cycles taken, to the cycle
         assert result.cycles == cycle_bound(model, core), position
@@ -41,20 +41,21 @@ def test_each_cores_cycles_are_its_contracts_terms(core):
     # promotions: at most per_promotion more a promotion node, and not less than without them
     promotion = positions(PROMOTIONS)[0]
     model = generate(promotion)
-    result = tb.simulate([promotion], core=core)[0]
+    result = tb.simulate([promotion], GeneratorConfig(core=core))[0]
     assert model.promotion_nodes > 0 and result.moves == model.moves
     assert cycle_bound(model, core) - terms.per_promotion * model.promotion_nodes <= result.cycles \
         <= cycle_bound(model, core)
     if terms.empty is not None:
         empty = positions(NO_MOVES)
-        assert tb.simulate(empty, core=core)[0].cycles == terms.empty == cycle_bound(generate(empty[0]), core)
+        cycles = tb.simulate(empty, GeneratorConfig(core=core))[0].cycles
+        assert cycles == terms.empty == cycle_bound(generate(empty[0]), core)
 
 
 def test_the_legality_setup_is_the_contracts():
     # the walker's first move waits in its FIFO; the stage passes it the cycle after its setup
     for fen in (LONE_KINGS, KIWIPETE):
-        plain, samples = PysimBackend(core="walker").trace(chess.Board(fen))
-        legal, legal_samples = PysimBackend(core="walker", legal=True).trace(chess.Board(fen))
+        plain, samples = PysimBackend(GeneratorConfig(core="walker")).trace(chess.Board(fen))
+        legal, legal_samples = PysimBackend(GeneratorConfig(core="walker", legal=True)).trace(chess.Board(fen))
         first = next(i for i, sample in enumerate(legal_samples) if sample["moves_valid"])
         assert first == LEGAL_SETUP_CYCLES + 1, fen
         assert next(i for i, sample in enumerate(samples) if sample["moves_valid"]) < LEGAL_SETUP_CYCLES
@@ -63,7 +64,7 @@ def test_the_legality_setup_is_the_contracts():
 @pytest.mark.parametrize("legal", [False, True])
 def test_the_ordering_latency_is_the_contracts(legal):
     chosen = positions(LONE_KINGS, KIWIPETE, PAWN_ENDING)
-    for position, result in zip(chosen, tb.simulate(chosen, core="fast", legal=legal, order="mvv-lva")):
+    for position, result in zip(chosen, tb.simulate(chosen, GeneratorConfig(core="fast", legal=legal, order="mvv-lva"))):
         model = generate(position, legal=legal, order="mvv-lva")
         unordered = generate(position, legal=legal)
         assert result.moves == model.moves
@@ -82,7 +83,7 @@ def test_the_registry_the_protocol_and_the_orders_follow_the_contracts():
 def test_a_configuration_refuses_what_does_not_exist():
     assert GeneratorConfig(core="fast", legal=True, order="mvv-lva").name == "fast-dense+legal+mvv-lva"
     for bad in ({"core": "slow"}, {"layout": "sparse"}, {"order": "random"}, {"max_plies": MAX_PLIES + 1},
-                {"perft_engines": 0}):
+                {"perft_engines": -1}):
         with pytest.raises(ValueError, match="unknown|outside|below"):
             GeneratorConfig(**bad)
     with pytest.raises(KeyError, match="unknown core 'slow'"):

@@ -10,7 +10,7 @@ from hwmovegen.sim import testbench as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate
 from hwmovegen.sim.positions import random_boards
 
-from hwmovegen.tables.contracts import CORE_CONTRACTS
+from hwmovegen.tables.contracts import CORE_CONTRACTS, GeneratorConfig
 
 from ..helpers import (EN_PASSANT, KIWIPETE, ONE_STEP_WALKS, POSITION3, PROMOTION_CAPTURE, PROMOTIONS,
                        StreamMonitor, assert_matches_model, generate_under_backpressure)
@@ -40,7 +40,7 @@ def run(body, dut):
 
 def test_stream_equals_model_and_latency_is_exact(suite):
     boards = fast_positions(suite)
-    for board, result in zip(boards, tb.simulate(boards, core="fast")):
+    for board, result in zip(boards, tb.simulate(boards, GeneratorConfig(core="fast"))):
         model = assert_matches_model(board, result, core="fast")
         # one cycle a move, plus the documented pipeline latency, whatever the pieces and rays
         assert result.stalls == 0
@@ -50,7 +50,7 @@ def test_stream_equals_model_and_latency_is_exact(suite):
 def test_a_position_without_moves_is_done_in_a_few_cycles():
     # the side to move has no piece at all (the hardware does not insist on a king)
     position = Position.from_board(chess.Board("k7/8/8/8/8/8/8/8 w - - 0 1"), check=False)
-    result = tb.simulate([position, chess.Board(KIWIPETE)], core="fast")
+    result = tb.simulate([position, chess.Board(KIWIPETE)], GeneratorConfig(core="fast"))
     assert result[0].moves == [] and result[0].cycles == FAST.empty == cycle_bound(generate(position), "fast")
     assert_matches_model(chess.Board(KIWIPETE), result[1], core="fast")
 

@@ -9,6 +9,8 @@ from hwmovegen.rtl import MoveGenerator
 from hwmovegen.sim import testbench as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate
 
+from hwmovegen.tables.contracts import GeneratorConfig
+
 from ..helpers import KIWIPETE, generate_under_backpressure
 from ..legal_positions import RULES
 
@@ -56,7 +58,7 @@ def test_all_moves_bypasses_the_stage_cycle_for_cycle(core):
     """``all_moves`` at start: the plain core's stream and counters, exactly; the next
     position without it is filtered again."""
     fens = [KIWIPETE, RULES[0][1]]
-    plain = tb.simulate(fens, core=core)
+    plain = tb.simulate(fens, GeneratorConfig(core=core))
     dut = MoveGenerator(core=core, legal=True)
     results = []
 
