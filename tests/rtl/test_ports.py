@@ -1,6 +1,5 @@
-"""Signatures whose members a component holds flat: joined with wiring.connect, the names kept."""
-
 # amaranth: UnusedElaboratable=no
+"""Signatures whose members a component holds flat: joined with wiring.connect, the names kept."""
 
 import pytest
 from amaranth import Module
