@@ -1,0 +1,60 @@
+"""Make and unmake restore the board: :class:`ApplyHarness`."""
+
+from amaranth import Module, Signal
+from amaranth.asserts import AnyConst     # not in amaranth.hdl in 0.5
+from amaranth.hdl import Assume
+from amaranth.lib import wiring
+
+from ..apply import MoveApplier
+from ..board import BoardRAM
+from ..types import Move
+from .harness import Checks, Harness, free_legal_position, move_checks
+
+__all__ = ["ApplyHarness"]
+
+
+class ApplyHarness(Harness):
+    """The board RAM and the MoveApplier: a free legal position loaded through the load port
+    (a rank a cycle), then a free move satisfying the generator's soundness conditions
+    (:func:`move_checks`, exact paths) made and unmade. Checked: the board and state
+    registers are restored bit for bit, and the stack is empty again."""
+
+    def __init__(self):
+        super().__init__()
+        self.board = BoardRAM()
+        self.applier = MoveApplier(depth=2)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.domains.sync = self.domain
+        m.submodules.board = board = self.board
+        m.submodules.applier = applier = self.applier
+        checks = Checks(m)
+        view = free_legal_position(m)
+        wiring.connect(m, applier.edit, board.edit)
+        m.d.comb += [applier.planes.eq(board.planes), applier.state.eq(board.state)]
+
+        step = Signal(range(16))        # 0..7: loading a rank a cycle; 8: make; 9: unmake; 10: check
+        load = board.load
+        with m.If(step < 8):
+            m.d.comb += [load.rank_en.eq(1), load.rank.eq(step[:3]), load.state_en.eq(step == 0),
+                         load.state.eq(view.state)]
+            for bit in range(len(load.rank_planes)):
+                m.d.comb += load.rank_planes[bit].eq(view.planes[bit].word_select(step[:3], 8))
+            m.d.sync += step.eq(step + 1)
+        move = Signal(Move, name="move")
+        m.d.comb += move.eq(AnyConst(len(move.as_value())))
+        for _, condition in move_checks(view, move, None):
+            m.d.comb += Assume(condition)
+        commands = applier.commands
+        m.d.comb += [commands.payload.move.eq(move), commands.payload.unmake.eq(step == 9),
+                     commands.valid.eq((step == 8) | (step == 9))]
+        with m.If(commands.valid & commands.ready):
+            m.d.sync += step.eq(step + 1)
+        with m.If((step == 10) & ~applier.busy):
+            m.d.sync += step.eq(11)
+        restored = step == 11
+        checks.check("the board is restored", board.planes.as_value() == view.planes.as_value(), restored)
+        checks.check("the state is restored", board.state.as_value() == view.state.as_value(), restored)
+        checks.check("the stack is empty again", applier.level == 0, restored)
+        return m
