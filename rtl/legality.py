@@ -33,14 +33,14 @@ position through the setup, as it does while the generator is busy.
 """
 
 from amaranth import Module, Signal, Cat, Const, Mux, Array, signed
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..tables.slots import DIRECTIONS
 from .core import PLANES
 from .types import BoardState, Move
 
-__all__ = ["LegalityStage", "SETUP_CYCLES"]
+__all__ = ["LegalityStage", "SetupSweep", "MoveFilter", "KingSafety", "SETUP_CYCLES"]
 
 _KING_DIRECTIONS = DIRECTIONS[:8]           # N, NE, E, SE, S, SW, W, NW: a direction's axis is its index % 4
 SETUP_CYCLES = 1 + 8 + 7                    # start, then a rank a cycle up and down again
@@ -89,18 +89,34 @@ def _on_line(a, b, axis):
     return (fa + ra) == (fb + rb)
 
 
-class LegalityStage(wiring.Component):
-    """``start`` in the cycle a position starts (the board holds it, and keeps it through the
-    setup); ``moves_in`` from the core, ``moves_out`` the legal ones. ``ready`` from the end
-    of the setup until the next ``start``; ``busy`` during the setup and while a move is held."""
+# What the setup sweep tells the filter about the mover's king, final from the end of the setup.
+KingSafety = data.StructLayout({
+    "king": 6,                  # its square
+    "below": 8,                 # the squares the opponent attacks (the king off the board) on the
+    "level": 8,                 # rank under it, its own rank and the rank above it
+    "above": 8,
+    "checks": 2,                # 0, 1, 2: double check (it saturates)
+    "checker": 6,               # the checker of a single check: its square, whether a slider, its ray's axis
+    "checker_slider": 1,
+    "checker_axis": 2,
+    "pinned": data.ArrayLayout(data.StructLayout({"square": 6, "valid": 1}), 8),   # by ray from the king
+    "ep_east": 6,               # the square east of the pawn en passant takes (the other taker is west)
+    "ep_seen": 2,               # en passant by the west, east taker: a slider sees the king through it
+    "leaper_other": 1,          # a knight or pawn check other than by the pawn en passant takes
+})
+
+
+class SetupSweep(wiring.Component):
+    """The setup: from ``start`` (the board holds the position through it) the board a rank a
+    cycle, up and down again (``SETUP_CYCLES``), into ``safety``. ``ready`` from the end of the
+    sweep until the next ``start``, ``busy`` during it."""
 
     def __init__(self):
         super().__init__({
             "start": In(1),
             "planes": In(PLANES),
             "state": In(BoardState),
-            "moves_in": In(stream.Signature(Move)),
-            "moves_out": Out(stream.Signature(Move)),
+            "safety": Out(KingSafety),
             "ready": Out(1),
             "busy": Out(1),
         })
@@ -111,7 +127,7 @@ class LegalityStage(wiring.Component):
         row = Signal(3)
         sweeping = running                  # a start mid-sweep wins: its resets come last below
 
-        # ---- the state the filter needs after the setup, registered at start
+        # ---- the state the sweep (and the filter: ``ep_east``) needs, registered at start
         state = self.state
         white, ep_valid, ep_square = Signal(1), Signal(1), Signal(6)
         taken = Signal(6)           # the pawn en passant takes, and the squares it may be taken from
@@ -297,7 +313,7 @@ class LegalityStage(wiring.Component):
                     m.d.sync += [checker.eq(square), checker_slider.eq(slider), checker_axis.eq(direction)]
 
         # ---- the sweep: up from the first rank, back down from the seventh (``row`` above)
-        m.d.comb += self.ready.eq(finished)
+        m.d.comb += [self.ready.eq(finished), self.busy.eq(running)]
         with m.If(self.start):
             m.d.sync += [running.eq(1), finished.eq(0), down.eq(0)]
         with m.Elif(sweeping & turning):
@@ -305,7 +321,36 @@ class LegalityStage(wiring.Component):
         with m.Elif(sweeping & down & (row == 0)):
             m.d.sync += [running.eq(0), finished.eq(1)]
 
-        # ---- the filter: a move in, its verdict registered with it
+        safety = self.safety
+        m.d.comb += [
+            safety.king.eq(king_square), safety.below.eq(below), safety.level.eq(level), safety.above.eq(above),
+            safety.checks.eq(checks), safety.checker.eq(checker), safety.checker_slider.eq(checker_slider),
+            safety.checker_axis.eq(checker_axis), safety.ep_east.eq(takers[1]), safety.ep_seen.eq(Cat(*ep_seen)),
+            safety.leaper_other.eq(leaper_other),
+        ]
+        m.d.comb += [safety.pinned[d].as_value().eq(pinned[d]) for d in range(8)]
+        return m
+
+
+class MoveFilter(wiring.Component):
+    """A move in, passed or dropped by ``safety`` in the cycle it arrives, out the next cycle.
+    Moves are taken while ``judging`` (the setup is done); ``start`` drops a held move."""
+
+    def __init__(self):
+        super().__init__({
+            "start": In(1),
+            "judging": In(1),
+            "safety": In(KingSafety),
+            "moves_in": In(stream.Signature(Move)),
+            "moves_out": Out(stream.Signature(Move)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        safety = self.safety
+        king_square, checks, checker = safety.king, safety.checks, safety.checker
+        king_rank = king_square[3:6]
+        below, level, above = safety.below, safety.level, safety.above
         move = self.moves_in.payload
         is_king = move.frm == king_square
         to_rank = move.to[3:6]
@@ -316,22 +361,52 @@ class LegalityStage(wiring.Component):
         lines = Array(_on_line(king_square, move.to, axis) for axis in range(4))
         pin_ok = 1
         for d in range(8):
-            pin_ok = pin_ok & ~(pinned[d][6] & (move.frm == pinned[d][0:6]) & ~lines[d % 4])
+            pin_ok = pin_ok & ~(safety.pinned[d].valid & (move.frm == safety.pinned[d].square) & ~lines[d % 4])
         beyond = Mux(checker > king_square, (king_square < move.to) & (move.to <= checker),
                      (checker <= move.to) & (move.to < king_square))
-        check_ok = (move.to == checker) | (checker_slider & lines[checker_axis] & beyond)
-        ep_ok = Mux(move.frm == takers[1], ~ep_seen[1], ~ep_seen[0]) & ~leaper_other
+        check_ok = (move.to == checker) | (safety.checker_slider & lines[safety.checker_axis] & beyond)
+        ep_ok = Mux(move.frm == safety.ep_east, ~safety.ep_seen[1], ~safety.ep_seen[0]) & ~safety.leaper_other
         other_ok = (checks != 2) & pin_ok & ((checks == 0) | check_ok)
         keep = Mux(is_king, king_ok, Mux(move.en_passant, ep_ok, other_ok))
 
         out = self.moves_out
         taking = self.moves_in.valid & self.moves_in.ready
-        m.d.comb += self.moves_in.ready.eq(finished & (~out.valid | out.ready))
+        m.d.comb += self.moves_in.ready.eq(self.judging & (~out.valid | out.ready))
         with m.If(taking):
             m.d.sync += [out.valid.eq(keep), out.payload.eq(move)]
         with m.Elif(out.ready):
             m.d.sync += out.valid.eq(0)
         with m.If(self.start):
             m.d.sync += out.valid.eq(0)
-        m.d.comb += self.busy.eq(out.valid | running)
+        return m
+
+
+class LegalityStage(wiring.Component):
+    """``start`` in the cycle a position starts (the board holds it, and keeps it through the
+    setup); ``moves_in`` from the core, ``moves_out`` the legal ones. ``ready`` from the end
+    of the setup until the next ``start``; ``busy`` during the setup and while a move is held.
+    The setup sweep (:class:`SetupSweep`) hands the per-move filter (:class:`MoveFilter`) what it
+    found about the mover's king (:data:`KingSafety`)."""
+
+    def __init__(self):
+        super().__init__({
+            "start": In(1),
+            "planes": In(PLANES),
+            "state": In(BoardState),
+            "moves_in": In(stream.Signature(Move)),
+            "moves_out": Out(stream.Signature(Move)),
+            "ready": Out(1),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.setup = setup = SetupSweep()
+        m.submodules.filter = move_filter = MoveFilter()
+        m.d.comb += [setup.start.eq(self.start), setup.planes.eq(self.planes), setup.state.eq(self.state),
+                     move_filter.start.eq(self.start), move_filter.judging.eq(setup.ready),
+                     move_filter.safety.eq(setup.safety),
+                     self.ready.eq(setup.ready), self.busy.eq(move_filter.moves_out.valid | setup.busy)]
+        wiring.connect(m, wiring.flipped(self.moves_in), move_filter.moves_in)
+        wiring.connect(m, move_filter.moves_out, wiring.flipped(self.moves_out))
         return m
