@@ -1,14 +1,11 @@
 """Make and unmake restore the board: :class:`ApplyHarness`."""
 
-from amaranth import Module, Signal
-from amaranth.asserts import AnyConst     # not in amaranth.hdl in 0.5
-from amaranth.hdl import Assume
+from amaranth import Signal
 from amaranth.lib import wiring
 
 from ..apply import MoveApplier
 from ..board import BoardRAM
-from ..types import Move
-from .harness import Checks, Harness, free_legal_position, move_checks
+from .harness import Harness, free_legal_position, free_sound_move
 
 __all__ = ["ApplyHarness"]
 
@@ -25,11 +22,9 @@ class ApplyHarness(Harness):
         self.applier = MoveApplier(depth=2)
 
     def elaborate(self, platform):
-        m = Module()
-        m.domains.sync = self.domain
+        m, checks = self.module()
         m.submodules.board = board = self.board
         m.submodules.applier = applier = self.applier
-        checks = Checks(m)
         view = free_legal_position(m)
         wiring.connect(m, applier.edit, board.edit)
         m.d.comb += [applier.planes.eq(board.planes), applier.state.eq(board.state)]
@@ -42,10 +37,7 @@ class ApplyHarness(Harness):
             for bit in range(len(load.rank_planes)):
                 m.d.comb += load.rank_planes[bit].eq(view.planes[bit].word_select(step[:3], 8))
             m.d.sync += step.eq(step + 1)
-        move = Signal(Move, name="move")
-        m.d.comb += move.eq(AnyConst(len(move.as_value())))
-        for _, condition in move_checks(view, move, None):
-            m.d.comb += Assume(condition)
+        move = free_sound_move(m, view)
         commands = applier.commands
         m.d.comb += [commands.payload.move.eq(move), commands.payload.unmake.eq(step == 9),
                      commands.valid.eq((step == 8) | (step == 9))]

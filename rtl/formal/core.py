@@ -26,7 +26,7 @@ from amaranth.lib import wiring
 
 from ...tables import TableKind, chain, get_layout
 from ..movegen import CORES
-from .harness import PAWN, Checks, Harness, free_legal_position, move_checks
+from .harness import PAWN, Harness, free_legal_position, move_checks
 
 __all__ = ["GENERATOR_PROPERTIES", "GeneratorHarness", "walk_limit"]
 
@@ -102,12 +102,10 @@ class GeneratorHarness(Harness):
         self.generator = _FreeBoardGenerator(core_class or default_core, rom_class, get_layout(layout))
 
     def elaborate(self, platform):
-        m = Module()
-        m.domains.sync = self.domain
+        m, checks = self.module()
         m.submodules.generator = self.generator
         dut = self.generator.core
         prop = self.prop
-        checks = Checks(m)
 
         view = free_legal_position(m)
         m.d.comb += [dut.planes.eq(view.planes), dut.state.eq(view.state)]

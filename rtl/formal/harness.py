@@ -3,16 +3,16 @@ the generator's soundness conditions on a move (:func:`move_checks`), the square
 along two squares' line, named assertions and covers (:class:`Checks`), and the harness base
 (:class:`Harness`: its only port is the clock)."""
 
-from amaranth import ClockDomain, Elaboratable, Signal, Cat, Const, Mux
+from amaranth import ClockDomain, Elaboratable, Module, Signal, Cat, Const, Mux
 from amaranth.asserts import AnyConst     # not in amaranth.hdl in 0.5
 from amaranth.hdl import Assert, Assume, Cover
 
 from ..board import BoardView
 from ..core import PLANES
-from ..types import BoardState
+from ..types import BoardState, Move
 
 __all__ = ["PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING", "legal_position", "free_position",
-           "free_legal_position", "square_file", "square_rank", "signed_delta", "move_checks",
+           "free_legal_position", "free_sound_move", "square_file", "square_rank", "signed_delta", "move_checks",
            "between_mask", "line_mask", "Checks", "Harness"]
 
 # piece types (python-chess): the codes' bits 2..0
@@ -171,6 +171,16 @@ def move_checks(view, move, between):
     ]
 
 
+def free_sound_move(m, view):
+    """A free constant move (``move``) that satisfies the generator's soundness conditions on
+    ``view`` (:func:`move_checks`, exact paths)."""
+    move = Signal(Move, name="move")
+    m.d.comb += move.eq(AnyConst(len(move.as_value())))
+    for _, condition in move_checks(view, move, None):
+        m.d.comb += Assume(condition)
+    return move
+
+
 def _line_through(a, b):
     """File and rank steps from ``a`` to ``b``, and whether they share a line (rank, file or
     diagonal)."""
@@ -229,6 +239,12 @@ class Checks:
 class Harness(Elaboratable):
     def __init__(self):
         self.domain = ClockDomain("sync", reset_less=True)
+
+    def module(self):
+        """A module in the harness's clock domain, and its named checks."""
+        m = Module()
+        m.domains.sync = self.domain
+        return m, Checks(m)
 
     def ports(self):
         return [self.domain.clk]

@@ -1,11 +1,11 @@
 """The host link's contracts at the byte level: :class:`HostLinkHarness`."""
 
-from amaranth import Module, Signal, Const, Mux
+from amaranth import Signal, Const, Mux
 from amaranth.asserts import AnySeq     # not in amaranth.hdl in 0.5
 
 from ..hostlink import HostLink
 from ..protocol import CORE_IDS, SYNC, FrameType, crc8
-from .harness import Checks, Harness
+from .harness import Harness
 
 __all__ = ["HostLinkHarness"]
 
@@ -39,10 +39,8 @@ class HostLinkHarness(Harness):
         self.link = HostLink(0, CORE_IDS[core], idle_timeout, legality=True, perft_engines=1)
 
     def elaborate(self, platform):
-        m = Module()
-        m.domains.sync = self.domain
+        m, checks = self.module()
         m.submodules.link = link = self.link
-        checks = Checks(m)
         phase = Signal(range(4))    # 0 any bytes, 1 quiet, 2 PING, 3 waiting for the PONG
         go = Signal(1)
         m.d.comb += go.eq(AnySeq(1))

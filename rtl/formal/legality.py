@@ -1,11 +1,11 @@
 """The legality stage's pin rule: :class:`LegalityHarness`."""
 
-from amaranth import Module, Signal, Const, Mux
+from amaranth import Signal, Const, Mux
 from amaranth.asserts import AnyConst, AnySeq, Initial     # not in amaranth.hdl in 0.5
 from amaranth.hdl import Assume
 
 from ..legality import LegalityStage
-from .harness import (BISHOP, KING, QUEEN, ROOK, Checks, Harness, between_mask, free_legal_position,
+from .harness import (BISHOP, KING, QUEEN, ROOK, Harness, between_mask, free_legal_position,
                       line_mask, move_checks, signed_delta, square_file, square_rank)
 
 __all__ = ["LegalityHarness"]
@@ -23,10 +23,8 @@ class LegalityHarness(Harness):
         self.stage = LegalityStage()
 
     def elaborate(self, platform):
-        m = Module()
-        m.domains.sync = self.domain
+        m, checks = self.module()
         m.submodules.stage = stage = self.stage
-        checks = Checks(m)
         view = free_legal_position(m)
         m.d.comb += [stage.planes.eq(view.planes), stage.state.eq(view.state), stage.start.eq(Initial())]
         move_in = stage.moves_in.payload

@@ -1,13 +1,12 @@
 """The ordering stage's check flag is exact: :class:`CheckHarness`."""
 
-from amaranth import Module, Signal, Const, Mux
+from amaranth import Signal, Const, Mux
 from amaranth.asserts import AnyConst     # not in amaranth.hdl in 0.5
 from amaranth.hdl import Assume
 
 from ..order import CheckFlag
-from ..types import Move
-from .harness import (BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, Checks, Harness, between_mask,
-                      free_legal_position, move_checks, signed_delta, square_file, square_rank)
+from .harness import (BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, Harness, between_mask, free_legal_position,
+                      free_sound_move, signed_delta, square_file, square_rank)
 
 __all__ = ["CheckHarness"]
 
@@ -26,15 +25,10 @@ class CheckHarness(Harness):
         self.flag = CheckFlag()
 
     def elaborate(self, platform):
-        m = Module()
-        m.domains.sync = self.domain
+        m, checks = self.module()
         m.submodules.flag = flag = self.flag
-        checks = Checks(m)
         view = free_legal_position(m)
-        move = Signal(Move, name="move")
-        m.d.comb += move.eq(AnyConst(len(move.as_value())))
-        for _, condition in move_checks(view, move, None):
-            m.d.comb += Assume(condition)
+        move = free_sound_move(m, view)
         m.d.comb += Assume(~move.check)
         mover = view.type_at(move.frm)
         m.d.comb += [flag.move.eq(move), flag.planes.eq(view.planes), flag.state.eq(view.state),
