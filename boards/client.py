@@ -15,9 +15,10 @@ from typing import NamedTuple
 from ..rtl.protocol import (SYNC, FrameType, ErrorCode, ERROR_MEANINGS, PROTOCOL_VERSION, MOVE_LENGTH,
                             DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, FEATURE_ORDER, LAYOUT_IDS,
                             CORE_IDS, crc8, frame, generate_payload, perft_payload)
+from ..rtl.order import order_named
 from ..rtl.types import PerftReply, unpack
-from ..sim.testbench import order_option
 from ..sim.toolchain import ToolMissing
+from ..tables.contracts import GeneratorConfig
 from ..sim.wire import counters_from_word, move_from_word, position_bytes
 
 __all__ = ["LinkError", "DeviceError", "NotAPort", "FrameDecoder", "BoardInfo", "HostClient", "SerialTransport",
@@ -138,7 +139,7 @@ class HostClient:
         ``order`` (one of the model's ``ORDERS``): in that order with check flags (the board's
         ordering stage), None the core's order (a board with the ordering stage sends it as
         ``square``, with the check flags: order 0 on the wire)."""
-        wire_order = 0 if order is None else order_option(order).value
+        wire_order = 0 if order is None else order_named(order).value
         self.transport.write(frame(FrameType.GENERATE, generate_payload(position_bytes(position), legal,
                                                                         wire_order)))
         moves = []
@@ -212,18 +213,18 @@ class SimulatedDevBoard:
     """A dev board's whole top level in pysim, reached through its UART pins.
 
     ``divisor`` clock cycles per bit (small, to keep the simulation short) and
-    ``idle_timeout`` in cycles; ``legal``, ``order``, ``perft_engines``: the stages and the
-    perft array of its bitstream (as ``build`` has them). ``read(timeout)`` runs the simulation for up to
+    ``idle_timeout`` in cycles; ``config``'s ``legal``, ``order``, ``perft_engines``: the stages
+    and the perft array of its bitstream (as ``build`` has them). ``read(timeout)`` runs the simulation for up to
     ``timeout * cycles_per_second`` cycles of the board's clock or until a byte
     has been sent back.
     """
 
-    def __init__(self, layout="dense", core="walker", legal=False, divisor=4, idle_timeout=400,
-                 cycles_per_second=200_000, perft_engines=0, order=False):
+    def __init__(self, config=GeneratorConfig(), divisor=4, idle_timeout=400, cycles_per_second=200_000):
         from amaranth.sim import Simulator
         from ..rtl.hostlink import HostLinkTop
 
-        self.top = HostLinkTop(divisor, idle_timeout, layout, core, legal, perft_engines, order=order)
+        self.top = HostLinkTop(divisor, idle_timeout, config.layout, config.core, config.legal, config.perft_engines,
+                               count_leaves=config.count_leaves, order=bool(config.order))
         self.divisor = divisor
         self.cycles_per_second = cycles_per_second
         self.to_send = bytearray()

@@ -16,6 +16,7 @@ from pathlib import Path
 from amaranth import Elaboratable, Module
 from amaranth.lib import io
 
+from ..tables.contracts import GeneratorConfig
 from ..rtl.hostlink import HostLinkTop
 from ..rtl.uart import MIN_DIVISOR
 from .synth import BadRequest, DoesNotFit, tool_environment, check_fits, check_out_dir, run_flow
@@ -68,21 +69,16 @@ def check_baud(clock_hz, baud):
 class DevBoardTop(Elaboratable):
     """The host-link top on a dev board: its UART (the USB serial bridge), LED 0 lit while busy."""
 
-    def __init__(self, layout="dense", core="walker", baud=115_200, legal=False, perft_engines=0, count_leaves=True,
-                 order=False):
-        self.layout = layout
-        self.core = core
+    def __init__(self, config=GeneratorConfig(), baud=115_200):
+        self.config = config
         self.baud = baud
-        self.legal = legal
-        self.order = order
-        self.perft_engines = perft_engines
-        self.count_leaves = count_leaves
 
     def elaborate(self, platform):
         m = Module()
-        link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, self.layout, self.core,
-                                     self.legal, perft_engines=self.perft_engines,
-                                     count_leaves=self.count_leaves, order=self.order)
+        config = self.config
+        link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, config.layout, config.core,
+                                     config.legal, perft_engines=config.perft_engines,
+                                     count_leaves=config.count_leaves, order=bool(config.order))
         m.submodules.link = link
         # every subsignal raw (the ULX3S's UART also has RTS/DTR), buffered here
         subsignals = platform.lookup("uart", 0).ios
@@ -94,17 +90,19 @@ class DevBoardTop(Elaboratable):
         return m
 
 
-def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115_200, legal=False,
-                    perft_engines=0, order=False):
-    """Build the bitstream for a dev board into ``out_dir``; return a report dict.
-    ``legal``: with the legality stage (GENERATE may then ask for legal moves);
-    ``order``: with the ordering stage (GENERATE may then ask for an order);
-    ``perft_engines``: a perft array of that many engines beside the generator (PERFT)."""
+def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200):
+    """Build the bitstream of the generator ``config`` names for a dev board into ``out_dir``;
+    return a report dict. Its ``legal``: with the legality stage (GENERATE may then ask for
+    legal moves); ``order``: with the ordering stage (GENERATE may then ask for an order);
+    ``perft_engines``: a perft array of that many engines beside the generator (PERFT), counting
+    the last ply where the target has room for the leaf counter."""
+    layout, core, legal, order, perft_engines = (config.layout, config.core, config.legal, bool(config.order),
+                                                 config.perft_engines)
     board = get_dev_board(board_name)
     target = TARGETS[board.target]
     platform = board.platform()
     check_baud(platform.default_clk_frequency, baud)
-    check_fits(target, layout, core)
+    check_fits(target, config)
     bitstream = f"hwmovegen-{board.name}{board.bitstream_suffix}"
     check_out_dir(out_dir, files=[bitstream])
     tool_environment()         # a missing tool is reported before anything is built
@@ -112,8 +110,7 @@ def build_bitstream(board_name, out_dir, layout="dense", core="walker", baud=115
     build_dir = out_dir / "build"
     start = time.perf_counter()
     try:
-        parsed = run_flow(platform, DevBoardTop(layout, core, baud, legal, perft_engines, target.leaf_counter,
-                                                order), build_dir)
+        parsed = run_flow(platform, DevBoardTop(config.replace(count_leaves=target.leaf_counter), baud), build_dir)
     except DoesNotFit as error:
         stage = (" and the legality stage" if legal else "") + (" and the ordering stage" if order else "") + \
             (f" and {perft_engines} perft engine{'s' if perft_engines > 1 else ''}" if perft_engines else "")

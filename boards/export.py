@@ -11,6 +11,7 @@ import json
 import re
 from pathlib import Path
 
+from ..tables.contracts import GeneratorConfig
 from ..rtl import MoveGenerator
 from ..rtl.ports import CLOCK, GENERATOR_NOTES, PERFT_NOTES, RESET, describe
 from ..sim.toolchain import ToolMissing
@@ -40,15 +41,16 @@ def check_name(name):
         raise BadRequest(f"--name {name!r} is a Verilog keyword")
 
 
-def design(core="walker", layout="dense", legal=False, perft_engines=0):
+def design(config):
     """The component to export, what it is (for the tables) and its ports' notes."""
+    core, layout, perft_engines = config.core, config.layout, config.perft_engines
     if perft_engines:
         from ..rtl.perft import PerftArray
         what = {"design": "perft array", "core": core, "layout": layout, "legal": True,
                 "perft_engines": perft_engines}
-        return PerftArray(layout, core, engines=perft_engines), what, PERFT_NOTES
-    what = {"design": "generator", "core": core, "layout": layout, "legal": legal, "perft_engines": 0}
-    return MoveGenerator(layout, core, legal=legal), what, GENERATOR_NOTES
+        return PerftArray.from_config(config), what, PERFT_NOTES
+    what = {"design": "generator", "core": core, "layout": layout, "legal": config.legal, "perft_engines": 0}
+    return MoveGenerator.from_config(config), what, GENERATOR_NOTES
 
 
 def title(what):
@@ -132,20 +134,20 @@ def instance_template(name, what, ports):
     return "\n".join(lines) + "\n"
 
 
-def export(out, core="walker", layout="dense", legal=False, perft_engines=0, name=None, fmt="verilog"):
-    """Write the netlist of a generator (``legal``: with the legality stage) or of a perft array
-    of ``perft_engines`` engines into the folder ``out``, with its port table (``NAME.ports.md``,
+def export(out, config=GeneratorConfig(), name=None, fmt="verilog"):
+    """Write the netlist of the generator ``config`` names (``legal``: with the legality stage)
+    or of a perft array of its ``perft_engines`` engines into the folder ``out``, with its port table (``NAME.ports.md``,
     ``NAME.ports.json``) and instantiation template (``NAME_inst.vh``). Returns the JSON
     description with the files written (``files``)."""
     if fmt not in FORMATS:
         raise BadRequest(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
-    name = name or ("perft_array" if perft_engines else "movegen")
+    name = name or ("perft_array" if config.perft_engines else "movegen")
     check_name(name)
     out = Path(out)
     paths = [out / f"{name}{FORMATS[fmt]}", out / f"{name}.ports.md", out / f"{name}.ports.json",
              out / f"{name}_inst.vh"]
     check_out_dir(out, files=[path.name for path in paths])
-    component, what, notes = design(core, layout, legal, perft_engines)
+    component, what, notes = design(config)
     ports = describe(component, notes)
     if fmt == "verilog":
         from amaranth.back import verilog

@@ -29,6 +29,7 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import io, wiring
 
 from ..rtl import MoveGenerator, generator_roms
+from ..tables.contracts import SELECTABLE, GeneratorConfig
 from ..sim.toolchain import UnusablePath, cache_dir, check_output, tool
 from .targets import get_target
 
@@ -139,8 +140,9 @@ def check_out_dir(path, files=()):
         raise BadRequest(f"--out {path}: {error}") from None
 
 
-def check_fits(target, layout, core):
+def check_fits(target, config):
     """Refuse, before any work, a configuration whose ROMs exceed the target's block RAMs."""
+    layout, core = config.layout, config.core
     needed = target.block_rams(generator_roms(layout, core))
     if needed > target.bram_capacity:
         raise DoesNotFit(f"the {core} core with the {layout} layout does not fit the {target.name}: its ROMs "
@@ -227,35 +229,37 @@ def _count(cells, prefix):
     return sum(n for cell, n in cells.items() if cell.startswith(prefix))
 
 
-def _what(core, legal, perft_engines, order=False):
+def _what(config):
+    core, legal, perft_engines, order = config.core, config.legal, config.perft_engines, config.order
     if perft_engines:
         return f"the perft array of {perft_engines} engine{'s' if perft_engines > 1 else ''} ({core} core)"
     stages = [name for name, present in (("the legality stage", legal), ("the ordering stage", order)) if present]
     return f"the {core} core{' with ' + ' and '.join(stages) if stages else ''}"
 
 
-def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False, perft_engines=0,
-          order=False):
-    """Synthesize, place and route a core for ``target_name``; return the report dict.
-    ``seed`` is nextpnr's placement seed (fmax varies by a few percent between seeds).
-    ``order``: the generator with the ordering stage (its ``order`` input a port).
-    ``perft_engines`` > 0: a :class:`~hwmovegen.rtl.perft.PerftArray` of that many engines
-    (each with the legality stage) instead of a generator."""
+def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1):
+    """Synthesize, place and route the generator ``config`` names for ``target_name``; return
+    the report dict. ``seed`` is nextpnr's placement seed (fmax varies by a few percent between
+    seeds). The config's ``order``: the generator with the ordering stage (its ``order`` input
+    a port). Its ``perft_engines`` > 0: a :class:`~hwmovegen.rtl.perft.PerftArray` of that many
+    engines (each with the legality stage; the leaf counter where the target has room) instead
+    of a generator."""
     target = get_target(target_name)
-    if order and perft_engines:
+    core, perft_engines = config.core, config.perft_engines
+    if config.order and perft_engines:
         raise BadRequest("the perft array has no ordering stage: leave out the order or the perft engines")
-    expected = check_fits(target, layout, core) * max(perft_engines, 1)
+    expected = check_fits(target, config) * max(perft_engines, 1)
     if expected > target.bram_capacity:     # every engine has its own ROMs
-        raise DoesNotFit(f"{_what(core, legal, perft_engines, order)} does not fit the {target.name}: its ROMs need "
+        raise DoesNotFit(f"{_what(config)} does not fit the {target.name}: its ROMs need "
                          f"{expected} block RAMs, the device has {target.bram_capacity}")
     if build_dir is not None:
         check_out_dir(build_dir)
     tool_environment()         # a missing tool is reported before anything is built
     if perft_engines:
         from ..rtl.perft import PerftArray
-        legal, design = True, PerftArray(layout, core, engines=perft_engines, count_leaves=target.leaf_counter)
+        design = PerftArray.from_config(config.replace(count_leaves=target.leaf_counter))
     else:
-        design = MoveGenerator(layout, core, legal=legal, order=order)
+        design = MoveGenerator.from_config(config.replace(order=config.order and SELECTABLE))
     start = time.perf_counter()
     own_dir = build_dir is None
     build_dir = Path(build_dir or tempfile.mkdtemp(prefix=f"hwmovegen-synth-{target_name}-"))
@@ -272,7 +276,7 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
                        f"{_count(error.cells, target.ff_prefix)} FFs and "
                        f"{_count(error.cells, target.bram_prefix)} block RAMs for {target.logic_capacity} logic "
                        f"cells and {target.bram_capacity} block RAMs)")
-        raise DoesNotFit(f"{_what(core, legal, perft_engines, order)} does not fit the {target.device}: {error}, "
+        raise DoesNotFit(f"{_what(config)} does not fit the {target.device}: {error}, "
                          f"the device has {capacity[cell]}{netlist}", error.cells) from None
     finally:
         if own_dir:
@@ -283,9 +287,9 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
         "target": target_name,
         "layout": design.layout if isinstance(design.layout, str) else design.layout.name,
         "core": core,
-        "legal": legal,
+        "legal": config.legal or bool(perft_engines),
         "perft_engines": perft_engines,
-        "order": order,
+        "order": bool(config.order),
         "seed": seed,
         "fmax_mhz": round(parsed["fmax_mhz"], 2) if parsed["fmax_mhz"] else None,
         "constraint_mhz": parsed["constraint_mhz"],
@@ -306,16 +310,23 @@ def synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, le
     }
 
 
-def _report_path(target, core, layout, legal, perft_engines=0, order=False):
-    kind = f"-perft{perft_engines}" if perft_engines else ("-legal" if legal else "") + ("-order" if order else "")
-    return cache_dir("synth") / f"{target}-{core}-{layout}{kind}.json"
+def _report_path(target, config):
+    kind = (f"-perft{config.perft_engines}" if config.perft_engines else
+            ("-legal" if config.legal else "") + ("-order" if config.order else ""))
+    return cache_dir("synth") / f"{target}-{config.core}-{config.layout}{kind}.json"
 
 
-def saved_report(target, core, layout="dense", legal=False, perft_engines=0, order=False):
+def _report_config(report):
+    """The configuration a report was made of."""
+    return GeneratorConfig(report["layout"], report["core"], report["legal"],
+                           SELECTABLE if report.get("order") else None, report.get("perft_engines", 0))
+
+
+def saved_report(target, config=GeneratorConfig()):
     """The last report ``rated_synth`` kept for this configuration, or None. A design that
-    did not fit has ``does_not_fit`` (the reason) instead of figures. ``order``: the generator
-    with the ordering stage (kept apart from the plain one's)."""
-    path = _report_path(target, core, layout, legal, perft_engines, order)
+    did not fit has ``does_not_fit`` (the reason) instead of figures. A generator with the
+    ordering stage is kept apart from the plain one."""
+    path = _report_path(target, config)
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
@@ -323,8 +334,7 @@ def saved_report(target, core, layout="dense", legal=False, perft_engines=0, ord
 
 
 def _save_report(report):
-    path = _report_path(report["target"], report["core"], report["layout"], report["legal"],
-                        report.get("perft_engines", 0), report.get("order", False))
+    path = _report_path(report["target"], _report_config(report))
     report = {**report, "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     temporary = path.with_suffix(f".{os.getpid()}.tmp")
     temporary.write_text(json.dumps(report, indent=1) + "\n")
@@ -335,22 +345,22 @@ def _save_report(report):
 RATE_ORDER = "mvv-lva"
 
 
-def _stream_rate(layout, core, legal, order=False):
+def _stream_rate(config):
     """The core's moves/cycle over the standard batch, from the compiled model (None without g++);
-    with ``order``, the ordered stream's in ``RATE_ORDER``."""
+    with an ``order``, the ordered stream's in ``RATE_ORDER``."""
     from ..sim.bench import stream_rate
     from ..sim.cxxrtl import CxxrtlBackend
     from ..sim.toolchain import cxx_compiler
     if not cxx_compiler():
         return None
-    return stream_rate(CxxrtlBackend(layout, core, legal=legal, order=RATE_ORDER if order else None))
+    return stream_rate(CxxrtlBackend(config.replace(order=RATE_ORDER if config.order else None)))
 
 
 # the perft arrays' rate: nodes per cycle of this walk on the compiled array
 RATE_PERFT = ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4)
 
 
-def _perft_rate(layout, core, engines, count_leaves):
+def _perft_rate(config):
     """The array's perft nodes/cycle (start position, depth 4), from the compiled model."""
     import chess
     from ..sim.hwperft import HardwarePerft
@@ -358,33 +368,30 @@ def _perft_rate(layout, core, engines, count_leaves):
     if not cxx_compiler():
         return None
     fen, depth = RATE_PERFT
-    run = HardwarePerft("cxxrtl", layout, core, engines=engines, count_leaves=count_leaves).perft(
-        chess.Board(fen), depth)
+    run = HardwarePerft("cxxrtl", config).perft(chess.Board(fen), depth)
     return run.nodes / run.cycles
 
 
-def rated_synth(target_name, layout="dense", core="walker", build_dir=None, seed=1, legal=False, perft_engines=0,
-                order=False):
+def rated_synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1):
     """:func:`synth` plus the core's moves/cycle (``moves_per_cycle``, from the compiled model
     over the standard batch; with ``order`` the ordered stream's, in ``RATE_ORDER``) and moves/s
     (``mmoves_per_s``, millions), or for a perft array
     its nodes/cycle and nodes/s (``mnodes_per_s``, start position depth 4); the report, or the
     :class:`DoesNotFit` verdict, is kept as this configuration's last (:func:`saved_report`)."""
     try:
-        report = synth(target_name, layout=layout, core=core, build_dir=build_dir, seed=seed, legal=legal,
-                       perft_engines=perft_engines, order=order)
+        report = synth(target_name, config, build_dir=build_dir, seed=seed)
     except DoesNotFit as error:
-        _save_report({"target": target_name, "layout": layout if isinstance(layout, str) else layout.name,
-                      "core": core, "legal": legal or bool(perft_engines), "perft_engines": perft_engines,
-                      "order": order, "seed": seed, "does_not_fit": str(error)})
+        _save_report({"target": target_name, "layout": config.layout, "core": config.core,
+                      "legal": config.legal or bool(config.perft_engines), "perft_engines": config.perft_engines,
+                      "order": bool(config.order), "seed": seed, "does_not_fit": str(error)})
         raise
-    if perft_engines:
-        rate = _perft_rate(layout, core, perft_engines, get_target(target_name).leaf_counter)
+    if config.perft_engines:
+        rate = _perft_rate(config.replace(count_leaves=get_target(target_name).leaf_counter))
         report["nodes_per_cycle"] = rate and round(rate, 4)
         report["mnodes_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
         _save_report(report)
         return report
-    rate = _stream_rate(layout, core, legal, order)
+    rate = _stream_rate(config)
     report["moves_per_cycle"] = rate and round(rate, 4)
     report["mmoves_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
     _save_report(report)

@@ -11,11 +11,12 @@ from ..sim.backends import BACKENDS, DEFAULT_BACKEND
 from ..sim.epd import EpdRecord, read_epd_files
 from ..sim.model import echo_fen, parse_fen
 from ..tables import LAYOUTS
+from ..tables.contracts import GeneratorConfig
 from .validate import MAX_LOCAL_WORKERS, CliError, cluster_spec, positive_float, positive_int, probability
 
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
            "add_positions", "add_ready", "positive_int", "positive_float", "probability", "positions", "log",
-           "progress", "print_rows", "print_table", "backend", "add_cluster", "cluster_session", "cluster_rows"]
+           "progress", "print_rows", "print_table", "config", "backend", "add_cluster", "cluster_session", "cluster_rows"]
 
 
 class FlowError(Exception):
@@ -54,7 +55,7 @@ def add_legal(parser):
 
 
 def add_order(parser, stage="the hardware's ordering stage"):
-    from ..sim.order import ORDERS
+    from ..tables.contracts import ORDERS
     parser.add_argument("--order", choices=list(ORDERS),
                         help=f"order the moves of each position and flag those giving direct check ({stage}): "
                              "mvv-lva, captures first by victim then attacker, "
@@ -116,14 +117,23 @@ def progress(args, total, unit="pos"):
     return tqdm(total=total, unit=unit, leave=False)
 
 
+def config(args, **changes):
+    """The one :class:`~hwmovegen.tables.contracts.GeneratorConfig` the options name
+    (``--layout``, ``--core``, ``--legal``, ``--order``, ``--engines`` / ``--perft-engines``),
+    built once here and handed to everything below; ``changes`` override fields."""
+    fields = {"layout": getattr(args, "layout", None) or "dense", "core": args.core,
+              "legal": getattr(args, "legal", False), "order": getattr(args, "order", None),
+              "perft_engines": getattr(args, "perft_engines", None) or getattr(args, "engines", None) or 0}
+    return GeneratorConfig(**{**fields, **changes})
+
+
 def backend(args, core=None, **options):
     """The backend the options name (``core``: another core than ``--core``), built now so
     that a failure is one clean line."""
     from ..sim.backends import get_backend
     from ..sim.cxxrtl import BackendUnavailable
     try:
-        chosen = get_backend(args.backend, layout=args.layout, core=core or args.core, log=log(args),
-                             legal=getattr(args, "legal", False), order=getattr(args, "order", None), **options)
+        chosen = get_backend(args.backend, config(args, core=core or args.core), log=log(args), **options)
         if chosen.name == "cxxrtl":
             chosen.prepare()
     except KeyError as error:

@@ -6,7 +6,7 @@ from pathlib import Path
 from ..boards.export import FORMATS, export, title
 from ..boards.synth import BadRequest
 from ..sim.toolchain import ToolMissing
-from .common import CliError, add_core, add_json, add_layout, print_rows
+from .common import CliError, add_core, add_json, add_layout, config, print_rows
 from .validate import MAX_ENGINES, add_force, check_engines, output_dir, whole
 
 __all__ = ["register", "run"]
@@ -37,8 +37,7 @@ def register(subparsers):
 def run(args):
     check_engines(args.perft_engines, args.force, "--perft-engines", "export")
     try:
-        description = export(args.out, core=args.core, layout=args.layout, legal=args.legal,
-                             perft_engines=args.perft_engines or 0, name=args.name, fmt=args.format)
+        description = export(args.out, config(args), name=args.name, fmt=args.format)
     except (BadRequest, ToolMissing) as error:
         raise CliError(str(error)) from None
     if args.json:

@@ -10,8 +10,9 @@ from ..boards.targets import TARGETS
 from ..sim.model import Position, generate
 from ..sim.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_positions,
-                     positions, print_rows)
-from .validate import (ENGINE_PLIES, MAX_ENGINES, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
+                     config, positions, print_rows)
+from ..tables.contracts import MAX_PLIES, SELECTABLE
+from .validate import (MAX_ENGINES, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
                        output_dir, positive_int, seconds, whole)
 
 __all__ = ["register", "run"]
@@ -66,7 +67,7 @@ def register(subparsers):
     add_core(p)
     add_legal(p)
     add_order(p, stage="the board's ordering stage (build --order; with --sim the simulated board has it)")
-    p.add_argument("--perft", type=whole(1, ENGINE_PLIES), metavar="DEPTH",
+    p.add_argument("--perft", type=whole(1, MAX_PLIES), metavar="DEPTH",
                    help="perft to DEPTH in the board's perft array (no host help), checked against python-chess")
     p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="with --sim: the simulated board's perft array (default 1 with --perft)")
@@ -87,12 +88,16 @@ def run(args):
         raise FlowError(str(error)) from None
 
 
+def _flag_config(args):
+    """synth's and build's configuration: ``--order`` there is a flag, the stage's order a port."""
+    return config(args, order=SELECTABLE if args.order else None)
+
+
 def _synth(args):
     engines = args.perft_engines or 0
     if args.order and engines:
         raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
-    report = rated_synth(args.target, layout=args.layout, core=args.core, build_dir=args.out, seed=args.seed,
-                         legal=args.legal, perft_engines=engines, order=args.order)
+    report = rated_synth(args.target, _flag_config(args), build_dir=args.out, seed=args.seed)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -130,8 +135,7 @@ def _synth(args):
 
 
 def _build(args):
-    report = build_bitstream(args.board, args.out, layout=args.layout, core=args.core, baud=args.baud,
-                             legal=args.legal, perft_engines=args.perft_engines or 0, order=args.order)
+    report = build_bitstream(args.board, args.out, _flag_config(args), baud=args.baud)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -157,8 +161,7 @@ def _board(args):
         check_perft_depth(args.perft, "pysim", in_hardware=True, force=args.force, option="--perft")
     if args.sim:
         engines = args.perft_engines or (1 if args.perft else 0)
-        transport = SimulatedDevBoard(layout=args.layout, core=args.core, legal=args.legal, perft_engines=engines,
-                                      order=args.order is not None)
+        transport = SimulatedDevBoard(config(args, order=SELECTABLE if args.order else None, perft_engines=engines))
     else:
         transport = SerialTransport(args.port, args.baud)
     client = HostClient(transport, timeout=args.timeout)

@@ -12,7 +12,8 @@ from ..sim.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
 from ..sim.perft import divide
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
-                     add_order, add_positions, backend, cluster_rows, cluster_session, log, positions, progress)
+                     add_order, add_positions, backend, cluster_rows, cluster_session, config, log, positions,
+                     progress)
 from .validate import (MAX_ENGINES, add_force, check_engines, check_perft_depth, effective_backend, positive_float,
                        positive_int, vcd_file, whole)
 
@@ -149,7 +150,7 @@ def _fmax(args):
     """(MHz, where it came from) for the projection, or (None, why not)."""
     if args.fmax:
         return args.fmax, "--fmax"
-    report = saved_report(args.target, args.core, args.layout, perft_engines=args.engines)
+    report = saved_report(args.target, config(args))
     command = f"hwmovegen synth --perft-engines {args.engines} --target {args.target} --core {args.core}"
     if report is None:
         return None, f"no routed figure: run '{command}' or give --fmax"
@@ -172,8 +173,8 @@ def _perft_in_hardware(args, board):
     check_perft_depth(args.depth, args.backend, in_hardware=True, force=args.force)
     check_engines(args.engines, args.force)
     from ..sim.cxxrtl import BackendUnavailable
-    array = HardwarePerft(args.backend, args.layout, args.core, engines=args.engines, log=log(args),
-                          count_leaves=get_target(args.target).leaf_counter)   # the engine --target builds
+    # the engine --target builds
+    array = HardwarePerft(args.backend, config(args, count_leaves=get_target(args.target).leaf_counter), log=log(args))
     try:
         array.check_depth(args.depth)
     except ValueError as error:
@@ -252,5 +253,5 @@ def _print_cluster(cluster):
 def _hardware_root_moves(args, board):
     """The root's legal moves from the hardware's legality stage, as python-chess Moves."""
     from ..sim.backends import get_backend
-    generator = get_backend(args.backend, layout=args.layout, core=args.core, log=log(args), legal=True)
+    generator = get_backend(args.backend, config(args, legal=True), log=log(args))
     return [move.to_chess() for move in generator.generate(board).moves]

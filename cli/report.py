@@ -12,7 +12,7 @@ from ..sim.model import Position, echo_fen, generate
 from ..sim.positions import random_boards
 from ..sim.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_positions,
-                     add_ready, backend, log, positions, print_rows, progress)
+                     add_ready, backend, config, log, positions, print_rows, progress)
 from .validate import MAX_REPORT_RANDOM, folder_for, whole
 from .report_page import CoreSweep, Entry, PositionView, SynthRow, page
 
@@ -191,7 +191,7 @@ def _synth_rows(args, say):
                     say(f"synthesizing the {core} core{' with the legality stage' if args.legal else ''} for the "
                         f"{name} (minutes)")
                 try:
-                    rated_synth(name, layout=args.layout, core=core, legal=args.legal)
+                    rated_synth(name, config(args, core=core))
                 except DoesNotFit:
                     pass        # kept as this configuration's verdict
                 except (BadRequest, ToolMissing) as error:
@@ -199,5 +199,5 @@ def _synth_rows(args, say):
                 except SynthError as error:
                     raise FlowError(str(error)) from None
             rows.append(SynthRow(name, target.device, core, args.layout, args.legal,
-                                 saved_report(name, core, args.layout, args.legal)))
+                                 saved_report(name, config(args, core=core))))
     return rows

@@ -18,6 +18,7 @@ import chess
 import chess.svg
 
 from ..sim.model import echo_fen
+from ..tables.contracts import core_contract
 from ..sim.trace import stalls, transfers
 
 __all__ = ["KINDS", "move_kind", "Entry", "PositionView", "CoreSweep", "SynthRow", "page"]
@@ -410,7 +411,7 @@ def _counter_rows(view, core):
     if "generated" in c:
         rows += [("generated", "pseudo-legal moves generated", c["generated"]),
                  ("dropped", "dropped by the legality stage", c["dropped"])]
-    rows += [("steps", "steps (" + ("pieces with moves" if core == "fast" else "table nodes") + ")", c["steps"]),
+    rows += [("steps", "steps (" + core_contract(core).work_name + ")", c["steps"]),
              ("promotion_nodes", "promotion nodes", c["promotion_nodes"]),
              ("cycles", "cycles", c["cycles"]), ("stalls", "stall cycles", c["stalls"])]
     rate = f'{c["moves"] / c["cycles"]:.3f}' if c["cycles"] else "-"

@@ -50,7 +50,7 @@ def _run_slots(args, targets):
 
 def run(args):
     targets = [TARGETS[args.target]] if args.target else list(TARGETS.values())
-    if args.core == "fast":
+    if not generator_roms("dense", args.core):     # a core without ROMs (the fast core) has its slots
         return _run_slots(args, targets)
     names = [args.layout] if args.layout else list(LAYOUTS)
     reports = [_report(name, args.core, targets) for name in names]

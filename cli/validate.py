@@ -10,12 +10,12 @@ import argparse
 import math
 from pathlib import Path
 
-from ..sim.hwperft import MAX_DEPTH as ENGINE_PLIES
+from ..tables.contracts import MAX_PLIES
 from ..sim.toolchain import UnusablePath, check_output, cxx_compiler
 
 __all__ = ["CliError", "whole", "positive_int", "positive_float", "probability", "seconds", "baud", "output_file",
            "output_dir", "folder_for", "vcd_file", "add_force", "effective_backend", "check_perft_depth", "check_engines", "HOST_PERFT_DEPTH",
-           "HARDWARE_PERFT_DEPTH", "MAX_PERFT_DEPTH", "ENGINE_PLIES", "LARGEST_ARRAY", "MAX_ENGINES",
+           "HARDWARE_PERFT_DEPTH", "MAX_PERFT_DEPTH", "LARGEST_ARRAY", "MAX_ENGINES",
            "MAX_RANDOM", "MAX_REPORT_RANDOM", "MAX_REPEAT", "MAX_TIMEOUT", "MAX_FORMAL_DEPTH", "MAX_SEED",
            "cluster_spec", "MAX_LOCAL_WORKERS"]
 
@@ -174,8 +174,8 @@ def check_perft_depth(depth, backend, in_hardware=False, force=False, option="--
     (unless ``force``). ``backend``: the one asked for (cxxrtl falls back to pysim without g++)."""
     backend = effective_backend(backend)
     if in_hardware:
-        if depth > ENGINE_PLIES:
-            raise CliError(f"depth {depth} is outside what the perft engines hold (1 to {ENGINE_PLIES} plies)")
+        if depth > MAX_PLIES:
+            raise CliError(f"depth {depth} is outside what the perft engines hold (1 to {MAX_PLIES} plies)")
         limit, how = HARDWARE_PERFT_DEPTH[backend], f"in the hardware simulated by {backend}"
     else:
         if depth > MAX_PERFT_DEPTH:

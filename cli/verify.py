@@ -13,8 +13,8 @@ from ..sim.hwperft import HardwarePerft
 from ..sim.gigantua import find_gigantua
 from ..sim.stockfish import find_stockfish
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
-                     add_order, add_ready, backend, cluster_rows, cluster_session, log, positive_int, print_rows,
-                     print_table, progress)
+                     add_order, add_ready, backend, cluster_rows, cluster_session, config, log, positive_int,
+                     print_rows, print_table, progress)
 from .validate import MAX_ENGINES, MAX_RANDOM, MAX_REPEAT, add_force, check_engines, check_perft_depth, whole
 
 __all__ = ["register", "run"]
@@ -83,12 +83,11 @@ def _compare(args):
     try:
         if args.cluster:
             with cluster_session(args) as session:
-                summary, cluster = session.compare(boards, args.backend, args.layout, args.core, ready=args.ready,
-                                                   seed=args.seed, progress=bar.update, legal=args.legal,
-                                                   order=args.order)
+                summary, cluster = session.compare(boards, args.backend, config(args), ready=args.ready,
+                                                   seed=args.seed, progress=bar.update)
         else:
-            summary = compare(boards, args.backend, args.layout, args.core, jobs=args.jobs, ready=args.ready,
-                              seed=args.seed, progress=bar.update, legal=args.legal, order=args.order)
+            summary = compare(boards, args.backend, config(args), jobs=args.jobs, ready=args.ready, seed=args.seed,
+                              progress=bar.update)
     finally:
         bar.close()
     if args.json:
@@ -133,12 +132,11 @@ def _bench(args):
     from ..sim.cxxrtl import CxxrtlBackend
     overhead = order_overhead = None
     if args.legal:
-        overhead = stage_overhead(CxxrtlBackend(args.layout, args.core, log=log(args), overlap=False, legal=True),
-                                  CxxrtlBackend(args.layout, args.core, log=log(args), overlap=False))
+        overhead = stage_overhead(CxxrtlBackend(config(args, order=None), log=log(args), overlap=False),
+                                  CxxrtlBackend(config(args, legal=False, order=None), log=log(args), overlap=False))
     if args.order:
-        order_overhead = stage_overhead(
-            CxxrtlBackend(args.layout, args.core, log=log(args), overlap=False, legal=args.legal, order=args.order),
-            CxxrtlBackend(args.layout, args.core, log=log(args), overlap=False, legal=args.legal))
+        order_overhead = stage_overhead(CxxrtlBackend(config(args), log=log(args), overlap=False),
+                                        CxxrtlBackend(config(args, order=None), log=log(args), overlap=False))
     if args.json:
         out = {"backend": chosen.name, "core": args.core, "layout": args.layout, "legal": args.legal,
                **({"order": args.order} if args.order else {}),
@@ -204,7 +202,7 @@ def _largest_array(args):
     """The engines of the largest array with a saved fitting synth report, else 3 counting
     engines (about what an ECP5-85F holds) or 8 streaming ones."""
     fitting = [n for n in range(64, 1, -1)
-               if (report := saved_report(args.target, args.core, args.layout, perft_engines=n))
+               if (report := saved_report(args.target, config(args, perft_engines=n)))
                and not report.get("does_not_fit")]
     return fitting[0] if fitting else 3 if get_target(args.target).leaf_counter else 8
 
@@ -215,11 +213,11 @@ def _bench_perft(args):
     large = args.engines or _largest_array(args)
     fmax = {}
     for engines in sorted({1, large}):
-        report = saved_report(args.target, args.core, args.layout, perft_engines=engines)
+        report = saved_report(args.target, config(args, perft_engines=engines))
         if report and not report.get("does_not_fit"):
             fmax[engines] = report["fmax_mhz"]
     count_leaves = get_target(args.target).leaf_counter      # the engine the target's reports are of
-    arrays = [HardwarePerft("cxxrtl", args.layout, args.core, engines=n, log=log(args), count_leaves=count_leaves)
+    arrays = [HardwarePerft("cxxrtl", config(args, perft_engines=n, count_leaves=count_leaves), log=log(args))
               for n in sorted({1, large})]
     try:
         for array in arrays:

@@ -32,6 +32,7 @@ from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.wiring import In, Out
 
 from ..tables import TableKind, castle_right_for, rays
+from ..tables.contracts import core_contract
 from ..tables.slots import DIRECTIONS, KIND_SLOTS, SLOTS, RayType, direction_step, slot_rays
 from .core import CoreSignature
 from .feeder import PieceFeeder
@@ -484,6 +485,7 @@ class NoRom(wiring.Component):
 
 class FastCore(wiring.Component):
     """Snapshot, mover mask, feeder, probe, slot counter, piece FIFO, serializer, tracker."""
+    contract = core_contract("fast")        # its timing terms and protocol id
 
     def __init__(self, layout):
         self.layout = layout

@@ -4,11 +4,14 @@ from amaranth import Module, Signal, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..tables.contracts import PROMOTION_ORDER
 from .types import Move
 
 __all__ = ["FifoEntry", "PositionEntry", "PromotionFifo", "RECORDS"]
 
-PROMOTION_PIECES = 4    # q, r, b, n: python-chess piece types 5, 4, 3, 2
+PROMOTION_PIECES = len(PROMOTION_ORDER)
+# the head's n-th promotion move is piece 5 - n (q, r, b, n)
+assert PROMOTION_ORDER == tuple(5 - n for n in range(PROMOTION_PIECES))
 
 
 class FifoEntry(data.Struct):

@@ -29,15 +29,17 @@ Then each move is passed or dropped in the cycle it arrives:
 
 The stage is the setup, :class:`SetupSweep` (with an :class:`AttackMap`, a :class:`RayTracker`
 per ray from the king and a :class:`CheckCounter`), handing :data:`KingSafety` to the filter,
-:class:`MoveFilter`. The setup takes ``SETUP_CYCLES`` (:mod:`hwmovegen.sim.legality` has the
-same figure); the core's first moves wait for it in the core's own output FIFO. The board must hold the
-position through the setup, as it does while the generator is busy.
+:class:`MoveFilter`. The setup takes ``SETUP_CYCLES`` (the contract
+:mod:`hwmovegen.tables.contracts` shares with the model); the core's first moves wait for it in
+the core's own output FIFO. The board must hold the position through the setup, as it does
+while the generator is busy.
 """
 
 from amaranth import Module, Signal, Cat, Const, Mux, Array, signed
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..tables.contracts import LEGAL_SETUP_CYCLES as SETUP_CYCLES
 from ..tables.slots import DIRECTIONS
 from .core import PLANES
 from .types import BoardState, Move
@@ -46,7 +48,6 @@ __all__ = ["LegalityStage", "SetupSweep", "AttackMap", "RayTracker", "CheckCount
            "KingSafety", "SETUP_CYCLES"]
 
 _KING_DIRECTIONS = DIRECTIONS[:8]           # N, NE, E, SE, S, SW, W, NW: a direction's axis is its index % 4
-SETUP_CYCLES = 1 + 8 + 7                    # start, then a rank a cycle up and down again
 
 
 def _up(bits, k=1):

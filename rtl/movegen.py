@@ -1,6 +1,7 @@
 """The top of the move generator: board RAM, a core and its ROMs."""
 
 from types import SimpleNamespace
+from typing import NamedTuple
 
 from amaranth import Const, Module, Mux, ResetInserter, Signal
 from amaranth.lib import data, stream, wiring
@@ -8,22 +9,32 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..tables import get_layout
+from ..tables.contracts import CORE_NAMES, SELECTABLE
 from .board import BoardRAM, EditSignature, LoadSignature
 from .core import PLANES
 from .rom import MoveTableROM
 from .fast import FastCore, NoRom
 from .fifo import RECORDS
 from .legality import LegalityStage
-from .order import MoveOrderer, Order
+from .order import MoveOrderer, Order, order_named
 from .types import BoardState, Counters, Move
 from .walker import WalkerCore
 
-__all__ = ["MoveGenerator", "CORES", "generator_roms"]
+__all__ = ["MoveGenerator", "CORES", "CoreSpec", "generator_roms"]
 
-# core name -> (core component, ROM component)
-CORES = {"walker": (WalkerCore, MoveTableROM), "fast": (FastCore, NoRom)}
-# the cores that copy the board at start: the next position may be loaded while one runs
-LOAD_WHILE_BUSY = {"walker": False, "fast": True}
+class CoreSpec(NamedTuple):
+    """A core in the registry: its component (whose ``contract`` holds its timing terms and
+    protocol id, :mod:`hwmovegen.tables.contracts`) and the ROM component it reads."""
+    component: type
+    rom: type
+
+    @property
+    def contract(self):
+        return self.component.contract
+
+
+CORES = {spec.component.contract.name: spec for spec in (CoreSpec(WalkerCore, MoveTableROM), CoreSpec(FastCore, NoRom))}
+assert tuple(CORES) == CORE_NAMES
 
 
 def generator_roms(layout, core):
@@ -43,7 +54,7 @@ class MoveGenerator(wiring.Component):
     load : In(LoadSignature)
         Write the position: ``clear``, a rank per cycle, the state registers. The walker
         reads the board until ``done``; the fast core copies it at ``start``, so the next
-        position may be written at once (``LOAD_WHILE_BUSY``).
+        position may be written at once (its contract's ``load_while_busy``).
     start, start_ready : In(1), Out(1)
         ``start`` is taken in a cycle with ``start_ready``: generate the pseudo-legal moves
         of the loaded position. The walker is ready when idle; the fast core takes the next
@@ -83,6 +94,14 @@ class MoveGenerator(wiring.Component):
         a copy of each position in flight, the walker's board holds it.
     """
 
+    @classmethod
+    def from_config(cls, config, **options):
+        """The generator a :class:`~hwmovegen.tables.contracts.GeneratorConfig` names: its
+        ``order`` fixed, or a port for :data:`~hwmovegen.tables.contracts.SELECTABLE`
+        (``options``: ``editable``, ``positions``)."""
+        order = (config.order == SELECTABLE) or (config.order is not None and order_named(config.order))
+        return cls(config.layout, config.core, legal=config.legal, order=order, **options)
+
     def __init__(self, layout="dense", core="walker", legal=False, editable=False, positions=False, order=False):
         if core not in CORES:
             raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORES)})")
@@ -113,7 +132,7 @@ class MoveGenerator(wiring.Component):
     def load_while_busy(self):
         """Whether the next position may be loaded while this one is generated (the
         legality stage reads the board during its setup: not with ``legal``)."""
-        return LOAD_WHILE_BUSY[self.core] and not self.legal
+        return CORES[self.core].contract.load_while_busy and not self.legal
 
     def roms(self):
         """The ROMs of this configuration (for block RAM accounting)."""
@@ -135,7 +154,7 @@ class MoveGenerator(wiring.Component):
         # the position of the move on the core's stream: a copy of each position in flight (written
         # as it starts, read by the stream's record) for a core that runs them back to back
         move_planes, move_state = Signal(PLANES), Signal(BoardState)
-        if (self.positions or self.ordered) and LOAD_WHILE_BUSY[self.core]:
+        if (self.positions or self.ordered) and CORES[self.core].contract.load_while_busy:
             layout = data.StructLayout({"planes": PLANES, "state": BoardState})
             m.submodules.positions = copies = Memory(shape=layout, depth=RECORDS, init=[])
             write, read = copies.write_port(), copies.read_port(domain="comb")
@@ -191,7 +210,7 @@ class MoveGenerator(wiring.Component):
                 up.done.eq(core.done),
                 up.counters.eq(core.counters),
             ]
-            return Const(int(LOAD_WHILE_BUSY[self.core]), 1)
+            return Const(int(CORES[self.core].contract.load_while_busy), 1)
 
         # legal: the stage filters the core's stream; the counters follow the legal stream.
         # `bypass` (all_moves at start) hands the core's stream and counters out as they are.
@@ -239,7 +258,7 @@ class MoveGenerator(wiring.Component):
         with m.If(self.abort):
             m.d.sync += [active.eq(0), pending.eq(0), done.eq(0)]
         if self.editable:
-            if LOAD_WHILE_BUSY[self.core]:      # the core's copy and the stage's setup hold the position
+            if CORES[self.core].contract.load_while_busy:      # the core's copy and the stage's setup hold the position
                 m.d.comb += self.board_free.eq(~(active & ~stage.ready))
             else:
                 m.d.comb += self.board_free.eq(~self.busy)
@@ -247,4 +266,4 @@ class MoveGenerator(wiring.Component):
                      up.done.eq(Mux(bypass, core.done, done)),
                      up.counters.eq(Mux(bypass, core.counters, counted))]
         # the legal stream runs one position at a time; pseudo-legal ones back to back, named
-        return bypass & Const(int(LOAD_WHILE_BUSY[self.core]), 1)
+        return bypass & Const(int(CORES[self.core].contract.load_while_busy), 1)

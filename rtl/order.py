@@ -32,6 +32,7 @@ from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from ..tables.contracts import CAPTURE_BINS, ORDER_BINS as BINS, ORDERS
 from ..tables.lines import KING_STEPS, KNIGHT_STEPS
 from .bitboards import slide, spread, wire
 from .board import BoardView
@@ -39,10 +40,8 @@ from .core import PLANES
 from .fifo import RECORDS
 from .types import COUNTER_WIDTH, BoardState, Counters, Move
 
-__all__ = ["Order", "MoveOrderer", "BINS", "CAPTURE_BINS", "BANK_MOVES", "ORDER_IN_FLIGHT"]
+__all__ = ["Order", "order_named", "MoveOrderer", "BINS", "CAPTURE_BINS", "BANK_MOVES", "ORDER_IN_FLIGHT"]
 
-BINS = 32
-CAPTURE_BINS = 30           # bins 0-29 are the captures; 30 the other promotions, 31 the rest
 PROMOTION_BIN, QUIET_BIN = 30, 31
 BANK_MOVES = 512            # more than any position holds: 15 queens' 27 moves and a king's 10
 BANKS = 3
@@ -57,6 +56,15 @@ class Order(enum.Enum, shape=2):
     SQUARE = 0          # the core's order
     MVV_LVA = 1         # captures by victim, then attacker; promotions; the rest
     CAPTURES = 2        # the captures alone, in MVV-LVA order
+
+
+# the wire values are the contract's order names, in order
+assert tuple(order.name.lower().replace("_", "-") for order in Order) == ORDERS
+
+
+def order_named(name):
+    """The :class:`Order` of a contract order name (``"mvv-lva"``)."""
+    return Order(ORDERS.index(name))
 
 
 class _Item(data.Struct):

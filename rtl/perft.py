@@ -24,6 +24,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from ..tables.contracts import MAX_MOVES, MAX_PLIES
 from .apply import MoveApplier
 from .board import LoadSignature
 from .leafcount import LeafCounter
@@ -32,7 +33,6 @@ from .types import Move, PerftCounters
 
 __all__ = ["MoveLists", "PerftEngine", "PerftArray", "TaskSignature", "MAX_MOVES", "SPLIT_PLY", "task_bits"]
 
-MAX_MOVES = 256         # a move list per ply (no position has more than 218 legal moves)
 SPLIT_PLY = 2           # the tasks: the nodes two plies below the root (400 from the start position)
 
 
@@ -127,7 +127,7 @@ class PerftEngine(wiring.Component):
     counters : Out(PerftCounters)
     """
 
-    def __init__(self, layout="dense", core="walker", max_depth=8, split_ply=SPLIT_PLY, count_leaves=True):
+    def __init__(self, layout="dense", core="walker", max_depth=MAX_PLIES, split_ply=SPLIT_PLY, count_leaves=True):
         self.layout, self.core, self.max_depth, self.split_ply = layout, core, max_depth, split_ply
         self.count_leaves = count_leaves
         # built here, so that a testbench can watch the board and the stack
@@ -319,7 +319,14 @@ class PerftArray(wiring.Component):
     made (one cycle per engine).
     """
 
-    def __init__(self, layout="dense", core="walker", engines=1, max_depth=8, split_ply=SPLIT_PLY, count_leaves=True):
+    @classmethod
+    def from_config(cls, config, **options):
+        """The array a :class:`~hwmovegen.tables.contracts.GeneratorConfig` names: its
+        ``perft_engines`` engines (at least one), ``max_plies`` and ``count_leaves``."""
+        return cls(config.layout, config.core, engines=config.perft_engines, max_depth=config.max_plies,
+                   count_leaves=config.count_leaves, **options)
+
+    def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_PLIES, split_ply=SPLIT_PLY, count_leaves=True):
         if engines < 1:
             raise ValueError("a perft array needs at least one engine")
         self.layout, self.core, self.max_depth, self.split_ply = layout, core, max_depth, split_ply

@@ -56,6 +56,7 @@ from enum import IntEnum
 
 from amaranth.lib.crc import catalog
 
+from ..tables.contracts import CORE_CONTRACTS, LAYOUT_IDS, MAX_PLIES
 from .order import Order
 from .types import Counters, GenerateFlags, Move, PerftReply, POSITION_BYTES, byte_length, pack
 
@@ -72,14 +73,13 @@ DONE_LENGTH = byte_length(Counters)
 PONG_LENGTH = 5
 PERFT_LENGTH = POSITION_BYTES + 1
 PERFT_DONE_LENGTH = byte_length(PerftReply)
-PERFT_MAX_DEPTH = 8         # the engines' stacks (hwmovegen.rtl.perft)
+PERFT_MAX_DEPTH = MAX_PLIES  # the engines' stacks
 FEATURE_LEGALITY = 1
 FEATURE_ORDER = 2
 ORDER_COUNT = len(Order)    # the orders on the wire: 0 to ORDER_COUNT - 1
 GENERATE_LENGTH = POSITION_BYTES + byte_length(GenerateFlags)
 OLD_GENERATE_LENGTH = POSITION_BYTES        # version 2: the image alone
-LAYOUT_IDS = {"dense": 0, "butterfly": 1}
-CORE_IDS = {"walker": 0, "fast": 1}
+CORE_IDS = {name: contract.protocol_id for name, contract in CORE_CONTRACTS.items()}
 
 
 class FrameType(IntEnum):

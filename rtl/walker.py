@@ -40,6 +40,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..tables import NodeKind
+from ..tables.contracts import core_contract
 from .core import CoreSignature
 from .counters import PerfCounters
 from .decode import NodeDecoder
@@ -194,6 +195,7 @@ class Walker(wiring.Component):
 
 class WalkerCore(wiring.Component):
     """Piece feeder, walker, promotion FIFO and counters: the walker core."""
+    contract = core_contract("walker")      # its timing terms and protocol id
 
     def __init__(self, layout):
         self.layout = layout

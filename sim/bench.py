@@ -4,6 +4,7 @@ import time
 
 import chess
 
+from ..tables.contracts import GeneratorConfig
 from .backends import ModelBackend
 from .perft import perft
 
@@ -80,7 +81,7 @@ def perft_rows(hardware, depth, fen=chess.STARTING_FEN, legal=False):
     """perft(depth) through the simulated hardware, the golden model and python-chess
     (``legal``: the hardware's and the model's own legality, not python-chess's)."""
     board = chess.Board(fen)
-    model = ModelBackend(hardware.layout, legal=legal)
+    model = ModelBackend(GeneratorConfig(hardware.layout, legal=legal))
     rows = []
     for name, count in (
         (f"{hardware.name} (simulated hardware)", lambda: perft(board, depth, hardware.generate, legal)),

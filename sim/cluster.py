@@ -30,6 +30,8 @@ from pathlib import Path
 
 import chess
 
+from ..tables.contracts import GeneratorConfig
+
 __all__ = ["ClusterError", "ClusterUnreachable", "ClusterFailed", "Session", "parse_spec", "split_ply", "subtrees",
            "RETRIES", "DEEP"]
 
@@ -136,9 +138,9 @@ def _run(function, index, digest, models, *args):
     return index, result, cycles, get_worker().address, time.perf_counter() - start
 
 
-def _compare_task(index, fens, backend_name, layout, core, ready, seed, legal, order=None):
+def _compare_task(index, fens, backend_name, config, ready, seed):
     from .compare import check_batch
-    summary = check_batch(index, fens, backend_name, layout, core, ready, seed, legal, order)
+    summary = check_batch(index, fens, backend_name, config, ready, seed)
     return summary, summary.cycles
 
 
@@ -153,13 +155,12 @@ def _hardware_perft_task(fen, depth, settings):
     return run.counters, run.cycles
 
 
-def _perft_task(fen, depth, backend_name, layout, core, legal):
+def _perft_task(fen, depth, backend_name, config):
     from .backends import get_backend
     from .perft import perft
-    chosen = _kept_one("backends", (backend_name, layout, core, legal),
-                       lambda: get_backend(backend_name, layout, core, legal=legal))
+    chosen = _kept_one("backends", (backend_name, config), lambda: get_backend(backend_name, config))
     before = getattr(chosen, "clock_cycles", 0)
-    nodes, _ = perft(chess.Board(fen), depth, chosen.generate, legal)
+    nodes, _ = perft(chess.Board(fen), depth, chosen.generate, config.legal)
     return nodes, getattr(chosen, "clock_cycles", 0) - before
 
 
@@ -271,16 +272,15 @@ class Session:
         reason = getattr(error, "reason", None) or (str(error).splitlines() or [type(error).__name__])[0]
         raise ClusterUnreachable(f"lost the Dask scheduler at {self.address} ({reason})") from None
 
-    def compare(self, boards, backend_name="cxxrtl", layout="dense", core="walker", ready=1.0, seed=1,
-                progress=None, log=None, legal=False, order=None):
+    def compare(self, boards, backend_name="cxxrtl", config=GeneratorConfig(), ready=1.0, seed=1, progress=None,
+                log=None):
         """:func:`.compare.compare` on the cluster: (Summary, cluster report)."""
         from .compare import Summary, batches, prepare_backend
         start = time.perf_counter()
-        backend_name = prepare_backend(backend_name, layout, core, log, ready, legal, order)
-        tasks = [(_compare_task, (index, fens, backend_name, layout, core, ready, seed, legal, order))
-                 for index, fens in batches(boards)]
+        backend_name = prepare_backend(backend_name, config, log, ready)
+        tasks = [(_compare_task, (index, fens, backend_name, config, ready, seed)) for index, fens in batches(boards)]
         summaries, stats = self.gather(tasks, progress, weight=lambda args: len(args[1]))
-        total = Summary(backend_name, layout, core, legal, order=order)
+        total = Summary.of(backend_name, config)
         for summary in summaries:
             total.add(summary)
         total.seconds = time.perf_counter() - start
@@ -298,7 +298,7 @@ class Session:
         start = time.perf_counter()
         array.check_depth(depth)
         array.prepare()         # built here, before the workers load it
-        generator = get_backend(array.name, array.layout, array.core, log=log, legal=True)
+        generator = get_backend(array.name, array.config.replace(legal=True, order=None), log=log)
 
         def moves_of(node):
             return [move.to_chess() for move in generator.generate(node).moves]
@@ -321,9 +321,9 @@ class Session:
         None, cluster report). ``total`` and ``progress`` as in :meth:`hardware_perft`."""
         from .perft import node_moves
         start = time.perf_counter()
-        layout, core, legal = chosen.layout, chosen.core, chosen.legal
+        legal = chosen.legal
         ply, nodes = self._split(board, depth, divide, ply, lambda node: node_moves(node, chosen.generate, legal))
-        tasks = [(_perft_task, (fen, depth - ply, chosen.name, layout, core, legal)) for _, fen in nodes] \
+        tasks = [(_perft_task, (fen, depth - ply, chosen.name, chosen.config)) for _, fen in nodes] \
             if depth > ply else []
         if total:
             total(len(tasks))

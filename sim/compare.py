@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 
 import chess
 
+from ..tables.contracts import GeneratorConfig
 from .backends import get_backend
 from .model import Position, cycle_bound, echo_fen, generate, work
 from .perft import legal_moves
@@ -53,6 +54,11 @@ class Summary:
     promotion_nodes: int = 0
     seconds: float = 0.0
     mismatches: list = field(default_factory=list)
+
+    @classmethod
+    def of(cls, backend, config):
+        """An empty Summary of ``config``'s generator on ``backend``."""
+        return cls(backend, config.layout, config.core, config.legal, order=config.order)
 
     def add(self, other):
         for name in ("positions", "moves", "legal_moves", "steps", "cycles", "span", "stalls", "promotion_nodes"):
@@ -117,11 +123,12 @@ def check(board, hardware, model, core="walker", legal=False, order=None):
     return None
 
 
-def _check_chunk(backend, layout, core, fens, legal=False, order=None):
+def _check_chunk(backend, config, fens):
     boards = [chess.Board(fen) for fen in fens]
-    summary = Summary(backend.name, layout, core, legal, order=order)
+    summary = Summary.of(backend.name, config)
+    core, legal, order = config.core, config.legal, config.order
     for board, hardware in zip(boards, backend.run(boards)):
-        model = generate(Position.from_board(board, check=False), layout, legal=legal, order=order)
+        model = generate(Position.from_board(board, check=False), config.layout, legal=legal, order=order)
         summary.positions += 1
         summary.moves += len(hardware.moves)
         summary.legal_moves += board.legal_moves.count()
@@ -139,20 +146,19 @@ def _check_chunk(backend, layout, core, fens, legal=False, order=None):
 _worker = {}
 
 
-def _init_worker(backend_name, layout, core, ready, seed, legal, order=None):
-    _worker["args"] = (backend_name, layout, core, ready, seed, legal, order)
+def _init_worker(backend_name, config, ready, seed):
+    _worker["args"] = (backend_name, config, ready, seed)
 
 
 def _run_chunk(task):
     return check_batch(*task, *_worker["args"])
 
 
-def check_batch(index, fens, backend_name, layout, core, ready=1.0, seed=1, legal=False, order=None):
+def check_batch(index, fens, backend_name, config, ready=1.0, seed=1):
     """The Summary of batch number ``index`` (FENs) on a backend of its own."""
     # a backpressure seed per batch keeps results independent of where it runs (--jobs, --cluster)
-    backend = get_backend(backend_name, layout, core, ready_probability=ready,
-                          seed=seed * 1_000_003 + index + 1, legal=legal, order=order)
-    return _check_chunk(backend, layout, core, fens, legal, order)
+    backend = get_backend(backend_name, config, ready_probability=ready, seed=seed * 1_000_003 + index + 1)
+    return _check_chunk(backend, config, fens)
 
 
 def batches(boards):
@@ -161,32 +167,33 @@ def batches(boards):
     return list(enumerate(fens[i:i + CHUNK] for i in range(0, len(fens), CHUNK)))
 
 
-def prepare_backend(backend_name, layout, core, log=None, ready=1.0, legal=False, order=None):
+def prepare_backend(backend_name, config, log=None, ready=1.0):
     """The name of the backend that runs (pysim without a compiler), built once here before
     any worker needs it."""
-    probe = get_backend(backend_name, layout, core, log=log, ready_probability=ready, legal=legal, order=order)
+    probe = get_backend(backend_name, config, log=log, ready_probability=ready)
     if probe.name == "cxxrtl":
         probe.prepare()
     return probe.name
 
 
-def compare(boards, backend_name="cxxrtl", layout="dense", core="walker", jobs=1, ready=1.0, seed=1,
-            progress=None, log=None, legal=False, order=None):
-    """Compare every board; ``progress(n)`` is called as positions complete."""
+def compare(boards, backend_name="cxxrtl", config=GeneratorConfig(), jobs=1, ready=1.0, seed=1, progress=None,
+            log=None):
+    """Compare every board on the generator ``config`` names; ``progress(n)`` is called as
+    positions complete."""
     start = time.perf_counter()
     tasks = batches(boards)
-    backend_name = prepare_backend(backend_name, layout, core, log, ready, legal, order)
-    total = Summary(backend_name, layout, core, legal, order=order)
+    backend_name = prepare_backend(backend_name, config, log, ready)
+    total = Summary.of(backend_name, config)
     jobs = max(1, min(jobs, len(tasks), os.cpu_count() or 1))
     if jobs == 1:
-        _init_worker(backend_name, layout, core, ready, seed, legal, order)
+        _init_worker(backend_name, config, ready, seed)
         for summary in map(_run_chunk, tasks):
             total.add(summary)
             if progress:
                 progress(summary.positions)
     else:
         with ProcessPoolExecutor(jobs, initializer=_init_worker,
-                                 initargs=(backend_name, layout, core, ready, seed, legal, order)) as pool:
+                                 initargs=(backend_name, config, ready, seed)) as pool:
             for summary in pool.map(_run_chunk, tasks):
                 total.add(summary)
                 if progress:

@@ -24,6 +24,8 @@ from pathlib import Path
 from ..rtl.types import (BoardState, CycleSample, PLANES, PLANE_BYTES, POSITION_BYTES, PerftCounters, byte_length,
                          pack, unpack)
 from . import trace as cycle_trace
+from ..tables.contracts import GeneratorConfig
+from .backends import ConfiguredBackend
 from .model import Generation
 from .toolchain import ToolMissing, cache_dir, cxx_compiler, tool
 from .wire import board_bytes, counters_from_word, move_from_word, position_bytes, word_from_move
@@ -165,27 +167,28 @@ def _formats_header():
             + masks)
 
 
-def build_model(layout="dense", core="walker", log=None, legal=False, order=None):
-    """Path of the compiled shared library for ``layout``, ``core`` (and ``legal``, ``order``: a
-    model per order, fixed in the design), building it if not cached."""
+def build_model(config, log=None):
+    """Path of the compiled shared library of the generator ``config`` names (a model per
+    order, fixed in the design), building it if not cached."""
     from ..rtl import MoveGenerator
-    from .testbench import order_option
+    core, layout, legal, order = config.core, config.layout, config.legal, config.order
     return _compile(f"{core}{'-legal' if legal else ''}{'-' + order if order else ''}-{layout}", "cxxrtl_driver.cc",
-                    lambda: _rtlil(MoveGenerator(layout, core, legal=legal, order=order_option(order))),
+                    lambda: _rtlil(MoveGenerator.from_config(config)),
                     f"the {core} core{' with the legality stage' if legal else ''}"
                     f"{f' in {order} order' if order else ''}, {layout} layout", log)
 
 
-def build_perft_model(layout="dense", core="walker", engines=1, max_depth=8, log=None, count_leaves=True):
-    """Path of the compiled shared library of a :class:`~hwmovegen.rtl.perft.PerftArray`."""
+def build_perft_model(config, log=None):
+    """Path of the compiled shared library of the :class:`~hwmovegen.rtl.perft.PerftArray`
+    ``config`` names."""
     from ..rtl.perft import PerftArray
-    kind = "" if count_leaves else "-streamed"
-    return _compile(f"perft{engines}x{max_depth}{kind}-{core}-{layout}", "perft_driver.cc",
-                    lambda: _rtlil(PerftArray(layout, core, engines=engines, max_depth=max_depth,
-                                              count_leaves=count_leaves),
+    core, layout, engines = config.core, config.layout, config.perft_engines
+    kind = "" if config.count_leaves else "-streamed"
+    return _compile(f"perft{engines}x{config.max_plies}{kind}-{core}-{layout}", "perft_driver.cc",
+                    lambda: _rtlil(PerftArray.from_config(config),
                                   copies=[f"engine{index}" for index in range(engines)] if engines > 1 else ()),
                     f"the perft array ({engines} engine{'s' if engines > 1 else ''}, {core} core, "
-                    f"{layout} layout{'' if count_leaves else ', the last ply streamed'})", log)
+                    f"{layout} layout{'' if config.count_leaves else ', the last ply streamed'})", log)
 
 
 def build_leafcount_model(log=None):
@@ -292,11 +295,12 @@ def _open_model(path, clock=False):
     return lib
 
 
-def _load_library(layout, core, legal, log=None, order=None):
+def _load_library(config, log=None):
     """The compiled model loaded with its C signatures (once per process)."""
-    if (layout, core, legal, order) in _LIBRARIES:
-        return _LIBRARIES[layout, core, legal, order]
-    lib = _open_model(build_model(layout, core, log=log, legal=legal, order=order), clock=True)
+    key = config.layout, config.core, config.legal, config.order
+    if key in _LIBRARIES:
+        return _LIBRARIES[key]
+    lib = _open_model(build_model(config, log=log), clock=True)
     lib.hwmg_generate.restype = ctypes.c_long
     lib.hwmg_generate.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
                                   ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
@@ -306,11 +310,11 @@ def _load_library(layout, core, legal, log=None, order=None):
     lib.hwmg_hierarchical.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.hwmg_trace_length.restype = ctypes.c_long
     lib.hwmg_trace_length.argtypes = [ctypes.c_void_p]
-    _LIBRARIES[layout, core, legal, order] = lib
+    _LIBRARIES[key] = lib
     return lib
 
 
-class CxxrtlBackend:
+class CxxrtlBackend(ConfiguredBackend):
     """The RTL compiled with CXXRTL: millions of simulated cycles per second.
 
     A batch runs back to back when the core copies the board at start (the next position
@@ -320,14 +324,9 @@ class CxxrtlBackend:
     name = "cxxrtl"
     hardware = True
 
-    def __init__(self, layout="dense", core="walker", ready_probability=1.0, seed=1, log=None, overlap=None,
-                 legal=False, order=None):
-        from ..rtl.movegen import LOAD_WHILE_BUSY
-        self.layout = layout
-        self.core = core
-        self.legal = legal
-        self.order = order
-        can_overlap = LOAD_WHILE_BUSY[core] and not legal
+    def __init__(self, config=GeneratorConfig(), ready_probability=1.0, seed=1, log=None, overlap=None):
+        self.config = config
+        can_overlap = config.contract.load_while_busy and not config.legal
         self.overlap = can_overlap if overlap is None else overlap and can_overlap
         self.last_span = 0
         self.ready_threshold = 65536 if ready_probability >= 1 else int(ready_probability * 65536)
@@ -339,7 +338,7 @@ class CxxrtlBackend:
     def prepare(self):
         """Build (or find in the cache) and load the compiled model; called on first use."""
         if self._handle is None:
-            self._lib = _load_library(self.layout, self.core, self.legal, self.log, self.order)
+            self._lib = _load_library(self.config, self.log)
             self._stat_words = self._lib.hwmg_stat_words()
             self._handle = self._lib.hwmg_create(self.seed)
             if self.order is not None:      # the ordering stage's shared ray logic is hierarchy
@@ -432,16 +431,17 @@ class CxxrtlPerft:
     name = "cxxrtl"
     SLICE = 2_000_000           # cycles per call into C++, between progress updates
 
-    def __init__(self, layout="dense", core="walker", engines=1, max_depth=8, log=None, count_leaves=True):
-        self.layout, self.core, self.engines, self.max_depth = layout, core, engines, max_depth
-        self.count_leaves = count_leaves
+    def __init__(self, config, log=None):
+        self.config = config
+        self.layout, self.core, self.engines, self.max_depth = (config.layout, config.core, config.perft_engines,
+                                                                config.max_plies)
+        self.count_leaves = config.count_leaves
         self.log = log
         self._lib = self._handle = None
 
     def prepare(self):
         if self._handle is None:
-            lib = _open_model(build_perft_model(self.layout, self.core, self.engines, self.max_depth,
-                                                log=self.log, count_leaves=self.count_leaves))
+            lib = _open_model(build_perft_model(self.config, log=self.log))
             lib.hwmg_perft_start.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
             lib.hwmg_perft_run.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p]
             self._lib, self._words = lib, lib.hwmg_counter_words()

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import chess
 
-from .model import FAST_EMPTY, FAST_LATENCY, echo_fen
+from ..tables.contracts import core_contract
+from .model import echo_fen
 from .toolchain import ToolMissing, tool
 
 __all__ = ["PROPERTIES", "ENGINE", "ENGINES", "Spec", "FormalResult", "run_property", "read_vcd", "position_fen",
@@ -85,8 +86,6 @@ PROPERTIES = {
 
 SCRIPT_EXTRA = []
 
-WALKER_BOUND = {"fixed": 4, "per_promotion": 3}     # sim.model.cycle_bound's walker terms
-FAST_BOUND = {"latency": FAST_LATENCY, "empty": FAST_EMPTY}
 
 
 @dataclass
@@ -179,7 +178,7 @@ def build_harness(name, core, core_class=None):
     from ..rtl.formal import GENERATOR_PROPERTIES, harness
     if name not in GENERATOR_PROPERTIES:
         return harness(name, core)
-    bound = WALKER_BOUND if core == "walker" else FAST_BOUND
+    bound = core_contract(core).cycle_terms()      # sim.model.cycle_bound's terms
     options = {"positions": cover_positions()} if name == "cover" else {}
     return harness(name, core, bound=bound, core_class=core_class, **options)
 

@@ -10,11 +10,10 @@ moves and walks each child's tree in the array.
 import time
 from dataclasses import dataclass, field
 
+from ..tables.contracts import GeneratorConfig
 from .wire import board_bytes
 
-__all__ = ["HardwarePerft", "PysimPerft", "PerftRun", "MAX_DEPTH", "projected_nodes_per_second"]
-
-MAX_DEPTH = 8           # plies the engines' stacks and move lists hold
+__all__ = ["HardwarePerft", "PysimPerft", "PerftRun", "projected_nodes_per_second"]
 
 
 @dataclass
@@ -44,9 +43,9 @@ class PysimPerft:
     testbenches (``watchers``, ``async def watcher(ctx)``) that observe the walk."""
     name = "pysim"
 
-    def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH, count_leaves=True):
+    def __init__(self, config=GeneratorConfig(perft_engines=1)):
         from ..rtl.perft import PerftArray
-        self.dut = PerftArray(layout, core, engines=engines, max_depth=max_depth, count_leaves=count_leaves)
+        self.dut = PerftArray.from_config(config)
 
     def run(self, board, depth, progress=None, watchers=()):
         """The PerftCounters (a dict) of a walk of ``depth`` plies below ``board``."""
@@ -82,10 +81,9 @@ def _counter_names():
 class _CxxrtlPerft:
     name = "cxxrtl"
 
-    def __init__(self, layout, core, engines, max_depth, log, count_leaves):
+    def __init__(self, config, log):
         from .cxxrtl import CxxrtlPerft
-        self.array = CxxrtlPerft(layout, core, engines=engines, max_depth=max_depth, log=log,
-                                 count_leaves=count_leaves)
+        self.array = CxxrtlPerft(config, log=log)
 
     def prepare(self):
         self.array.prepare()
@@ -95,26 +93,28 @@ class _CxxrtlPerft:
 
 
 class HardwarePerft:
-    """A PerftArray of ``engines`` engines on a simulation ``backend`` (cxxrtl or pysim);
-    ``count_leaves``: the engines count the last ply with the leaf counter (without it, the
-    UP5K's engine, they stream it)."""
+    """The PerftArray ``config`` names (its ``perft_engines`` engines, ``max_plies``; its
+    ``count_leaves``: the engines count the last ply with the leaf counter, or, the UP5K's
+    engine, stream it) on a simulation ``backend`` (cxxrtl or pysim)."""
 
-    def __init__(self, backend="cxxrtl", layout="dense", core="walker", engines=1, max_depth=MAX_DEPTH, log=None,
-                 count_leaves=True):
+    def __init__(self, backend="cxxrtl", config=GeneratorConfig(perft_engines=1), log=None):
+        if config.perft_engines < 1:
+            raise ValueError("a perft array needs at least one engine")
         if backend == "cxxrtl":
-            self._sim = _CxxrtlPerft(layout, core, engines, max_depth, log, count_leaves)
+            self._sim = _CxxrtlPerft(config, log)
         elif backend == "pysim":
-            self._sim = PysimPerft(layout, core, engines, max_depth, count_leaves)
+            self._sim = PysimPerft(config)
         else:
             raise KeyError(f"perft in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
-        self.name, self.layout, self.core, self.engines, self.max_depth = backend, layout, core, engines, max_depth
-        self.count_leaves = count_leaves
+        self.name, self.config = backend, config
+        self.layout, self.core, self.engines, self.max_depth = (config.layout, config.core, config.perft_engines,
+                                                                config.max_plies)
+        self.count_leaves = config.count_leaves
 
     @property
     def settings(self):
         """What builds this array again elsewhere (a cluster's workers): ``HardwarePerft(**settings)``."""
-        return {"backend": self.name, "layout": self.layout, "core": self.core, "engines": self.engines,
-                "max_depth": self.max_depth, "count_leaves": self.count_leaves}
+        return {"backend": self.name, "config": self.config}
 
     def prepare(self):
         """Build (or find in the cache) the compiled model."""

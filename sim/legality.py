@@ -3,17 +3,16 @@ is attacked, by walking the tables' rays outwards from the king (the same geomet
 hold). Deliberately the plainest rule there is, and a different one from the hardware's
 (checkers, pins and an attack map computed once per position), so the two check each other.
 
-The hardware's setup is counted here too (:func:`setup_cycles`): ``LEGAL_SETUP`` cycles for
+The hardware's setup is counted here too (:func:`setup_cycles`): ``LEGAL_SETUP_CYCLES`` (:mod:`hwmovegen.tables.contracts`) cycles for
 every position: the cycle that takes ``start``, then the board's ranks one a cycle, up from the
 first to the eighth and back down from the seventh (:mod:`hwmovegen.rtl.legality`); en passant
 costs nothing extra.
 """
 
 from ..tables import TableKind, rays
+from ..tables.contracts import LEGAL_SETUP_CYCLES
 
-__all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "LEGAL_SETUP", "make_squares"]
-
-LEGAL_SETUP = 16        # the legality stage's setup: start, then the ranks one a cycle, up and back down
+__all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "make_squares"]
 
 _PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = 1, 2, 3, 4, 5, 6
 # the rays of a rook and a bishop from the square in question, and who attacks along them
@@ -82,4 +81,4 @@ def legal_moves(position, moves):
 def setup_cycles(moves):
     """The legality stage's setup cycles for a position whose pseudo-legal stream is ``moves``:
     the same for every position (en passant included), the sweeps reading every rank twice."""
-    return LEGAL_SETUP
+    return LEGAL_SETUP_CYCLES

@@ -27,13 +27,11 @@ import chess
 
 from ..tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code, rights_kept
 from .legality import king_safe_after, legal_moves, make_squares, setup_cycles
-from .order import BINS, CAPTURE_BINS, ORDERS, PROMOTION_BIN, QUIET_BIN, gives_check, order_bin, order_moves
+from ..tables.contracts import CAPTURE_BINS, core_contract, ORDER_LATENCY, ORDERS, PROMOTION_ORDER
+from .order import gives_check, order_bin, order_moves
 
-__all__ = ["Move", "Position", "PositionError", "Generation", "generate", "PROMOTION_ORDER",
-           "check_board", "echo_fen", "parse_fen", "cycle_bound", "work", "CORE_NAMES", "leaf_count",
-           "ORDERS", "CAPTURE_BINS", "PROMOTION_BIN", "QUIET_BIN", "BINS", "gives_check", "order_bin", "order_moves"]
-
-PROMOTION_ORDER = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
+__all__ = ["Move", "Position", "PositionError", "Generation", "generate", "check_board", "echo_fen", "parse_fen",
+           "cycle_bound", "work", "leaf_count", "gives_check", "order_bin", "order_moves"]
 
 # board.status() problems refused: those that make generation meaningless, and those no game
 # can reach (more than 8 pawns or 16 pieces a side, more than two checkers, castling rights
@@ -203,33 +201,29 @@ class Generation:
         return [m.uci() for m in self.moves]
 
 
-CORE_NAMES = ("walker", "fast")
-FAST_LATENCY = 19          # the fast core: cycles from start to done, beyond one a move
-FAST_EMPTY = 5             # ... and for a position without moves
-ORDER_LATENCY = 5          # the ordering stage: cycles beyond its input's done and one an ordered move
-
-
 def work(generation, core="walker"):
     """The core's unit of work for the model's ``generation``: what its ``steps`` counter counts."""
-    return generation.pieces if core == "fast" else generation.steps
+    return getattr(generation, core_contract(core).work)
 
 
 def cycle_bound(generation, core="walker"):
     """The most cycles ``core`` may take for ``generation`` (the model's result for a
     position) with the stream's ``ready`` held high; stall cycles come on top.
 
-    walker: one cycle to sample ``start``, one to read the first head, one to present
-    it, one per table node, one for the last move to leave the FIFO; each emitting
-    promotion node can add three (its four moves leave one per cycle).
+    The core's terms are its :class:`~hwmovegen.tables.contracts.CoreContract`'s. The walker
+    (``latency`` None): one cycle to sample ``start``, one to read the first head, one to
+    present it, one per table node, one for the last move to leave the FIFO (``fixed``); each
+    emitting promotion node can add three (``per_promotion``: its four moves leave one per cycle).
 
-    fast: one cycle per move, plus a fixed pipeline latency (``hwmovegen.rtl.fast``):
-    the moves leave back to back, whatever the pieces without moves and the empty rays.
+    The fast core: one cycle per move, plus a fixed pipeline latency (``latency``; ``empty``
+    for a position without moves): the moves leave back to back, whatever the pieces without
+    moves and the empty rays.
 
     legal (``generation.setup`` set): the core's moves wait in its output FIFO for the
-    legality stage's setup (:func:`.legality.setup_cycles`: ``LEGAL_SETUP``, 16 cycles for
+    legality stage's setup (:func:`.legality.setup_cycles`: ``LEGAL_SETUP_CYCLES``, 16 cycles for
     every position, en passant included). The fast core's stream then passes the stage one
     move a cycle, one cycle later for the stage's output register: ``setup + moves + 2``
-    cycles when the setup holds it back, its own ``moves + 19`` plus one when it does not,
+    cycles when the setup holds it back, its own ``moves + latency`` plus one when it does not,
     whichever is more. The walker, which stalls on its FIFO during the setup, may lose at
     most the setup.
 
@@ -242,13 +236,12 @@ def cycle_bound(generation, core="walker"):
         unordered = replace(generation, ordered=None, moves=[None] * generation.streamed)
         return cycle_bound(unordered, core) + len(generation.moves) + ORDER_LATENCY
     moves = generation.generated if generation.setup else len(generation.moves)
-    if core == "walker":
-        bound = generation.steps + 3 * generation.promotion_nodes + 4
+    terms = core_contract(core)
+    if terms.latency is None:
+        bound = generation.steps + terms.per_promotion * generation.promotion_nodes + terms.fixed
         return bound + generation.setup
-    if core == "fast":
-        bound = moves + FAST_LATENCY if moves else FAST_EMPTY
-        return max(bound + 1, generation.setup + moves + 2) if generation.setup else bound
-    raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORE_NAMES)})")
+    bound = moves + terms.latency if moves else terms.empty
+    return max(bound + 1, generation.setup + moves + 2) if generation.setup else bound
 
 
 def generate(position, layout="dense", legal=False, order=None):

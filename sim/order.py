@@ -37,16 +37,10 @@ module): a position is anything with ``squares`` (piece codes), ``white_to_move`
 from dataclasses import replace
 
 from ..tables import TableKind, castle_rook_move, code_type, rays, table_kind
+from ..tables.contracts import CAPTURE_BINS, ORDERS, PROMOTION_BIN, QUIET_BIN
 from .legality import make_squares
 
-__all__ = ["ORDERS", "CAPTURE_BINS", "PROMOTION_BIN", "QUIET_BIN", "BINS", "gives_check", "order_bin",
-           "order_moves"]
-
-ORDERS = ("square", "mvv-lva", "captures")
-CAPTURE_BINS = 30           # bins 0..29: the captures
-PROMOTION_BIN = 30
-QUIET_BIN = 31
-BINS = 32
+__all__ = ["gives_check", "order_bin", "order_moves"]
 
 _PAWN, _KING = 1, 6
 

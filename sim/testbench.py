@@ -29,6 +29,7 @@ import random
 
 import chess
 
+from ..tables.contracts import GeneratorConfig
 from .model import Generation, Position
 from .wire import move_from_word
 
@@ -179,15 +180,9 @@ async def generate(ctx, dut, position, ready=None, max_cycles=100_000, trace=Non
     return await run(ctx, dut, ready=ready, max_cycles=max_cycles, trace=trace)
 
 
-def order_option(order):
-    """MoveGenerator's ``order`` argument for a model order name (None: no orderer): the
-    orderer with that order fixed."""
-    from ..rtl.order import Order
-    return False if order is None else Order[order.upper().replace("-", "_")]
-
-
-def simulate(positions, layout="dense", core="walker", ready=None, vcd=None, legal=False, traces=None, order=None):
-    """Generate every position in one pysim run; return their Generations.
+def simulate(positions, config=GeneratorConfig(), ready=None, vcd=None, traces=None):
+    """Generate every position in one pysim run on the generator ``config`` names; return their
+    Generations.
 
     ``ready`` as for :func:`run`, one pattern for the whole run (see :func:`random_ready`).
     ``vcd``: path of a waveform to write (with a ``.gtkw`` save file beside it).
@@ -196,7 +191,7 @@ def simulate(positions, layout="dense", core="walker", ready=None, vcd=None, leg
     from amaranth.sim import Simulator
     from ..rtl import MoveGenerator
 
-    dut = MoveGenerator(layout, core, legal=legal, order=order_option(order))
+    dut = MoveGenerator.from_config(config)
     positions = [to_position(p) for p in positions]
     results = []
 

@@ -9,8 +9,9 @@ from hwmovegen.boards.client import DeviceError, FrameDecoder, HostClient, Simul
 from hwmovegen.cli import main
 from hwmovegen.rtl.protocol import (PROTOCOL_VERSION, ErrorCode, FrameType, crc8, frame, generate_payload,
                                     perft_payload)
-from hwmovegen.sim.model import ORDERS, Position, cycle_bound, generate, work
+from hwmovegen.sim.model import Position, cycle_bound, generate, work
 from hwmovegen.sim.wire import position_bytes
+from hwmovegen.tables.contracts import ORDERS, SELECTABLE, GeneratorConfig
 
 from ..helpers import EN_PASSANT, KIWIPETE, ONE_STEP_WALKS, PROMOTIONS
 from ..legal_positions import RULES
@@ -150,7 +151,7 @@ def test_an_old_protocol_version_is_refused():
 def test_a_legal_board_serves_both_flags(core):
     """With the legality stage: the legal stream when GENERATE asks for it, and the plain
     core's stream and counters, cycle for cycle, when it does not."""
-    client = HostClient(SimulatedDevBoard(core=core, legal=True), timeout=0.5)
+    client = HostClient(SimulatedDevBoard(GeneratorConfig(core=core, legal=True)), timeout=0.5)
     assert client.ping() == (PROTOCOL_VERSION, "dense", core, True, 0, False)
     for name, fen, _, _ in RULES[:1] + RULES[13:14]:
         position = Position.from_fen(fen)
@@ -179,7 +180,7 @@ def test_cli_board_sim_legal(capsys):
 def test_a_perft_board_walks_trees_alone():
     """PERFT: the board's two-engine array walks the tree and answers nodes and cycles; a
     bad depth is refused and the link goes on."""
-    client = HostClient(SimulatedDevBoard(perft_engines=2), timeout=0.5)
+    client = HostClient(SimulatedDevBoard(GeneratorConfig(perft_engines=2)), timeout=0.5)
     assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 2, False)
     answer = client.perft(Position.from_fen(KIWIPETE), 2, timeout=5)
     assert answer["nodes"] == 2039 and 0 < answer["cycles"] < 10_000
@@ -213,7 +214,7 @@ def test_an_ordered_board_serves_every_order():
     """With the ordering stage (fast core): each order of GENERATE's flags is the model's
     ordered stream, check flags included; no order is the square order, flagged; an order
     that is no Order is refused with BAD_ORDER and the link goes on."""
-    client = HostClient(SimulatedDevBoard(core="fast", order=True), timeout=0.5)
+    client = HostClient(SimulatedDevBoard(GeneratorConfig(core="fast", order=SELECTABLE)), timeout=0.5)
     assert client.ping() == (PROTOCOL_VERSION, "dense", "fast", False, 0, True)
     streams = {}
     for fen in (CAPTURES, PROMOTION_CHECKS):
@@ -239,7 +240,7 @@ def test_an_ordered_board_serves_every_order():
 def test_an_ordered_legal_walker_board():
     """The walker with both stages: the legal moves in MVV-LVA order, and the pseudo-legal
     ones in the core's order, with their check flags."""
-    client = HostClient(SimulatedDevBoard(legal=True, order=True), timeout=0.5)
+    client = HostClient(SimulatedDevBoard(GeneratorConfig(legal=True, order=SELECTABLE)), timeout=0.5)
     assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", True, 0, True)
     position = Position.from_fen(RULES[13][1])      # en passant exposing the king on the rank
     moves, counters = client.generate(position, legal=True, order="mvv-lva")

@@ -14,6 +14,7 @@ from hwmovegen.rtl.ports import GENERATOR_NOTES, describe
 from hwmovegen.rtl.types import BoardState, Counters, Move, PerftCounters, pack, unpack
 from hwmovegen.sim.toolchain import verilator
 from hwmovegen.sim.verilator import BUILD_ARGS
+from hwmovegen.tables.contracts import GeneratorConfig
 
 MOVE_BITS = Move.as_shape().size        # the payload width, from the one definition of Move
 
@@ -65,7 +66,7 @@ def lint(folder, name):
 
 
 def test_the_walker_netlist_has_the_described_ports_and_compiles(tmp_path):
-    description = export(tmp_path, core="walker")
+    description = export(tmp_path, GeneratorConfig(core="walker"))
     verilog = (tmp_path / "movegen.v").read_text()
     assert module_ports(verilog, "movegen") == described(description)
     assert "initial begin" in verilog and "nodes[2501] = " in verilog      # the dense ROM, inlined
@@ -81,7 +82,7 @@ def test_the_walker_netlist_has_the_described_ports_and_compiles(tmp_path):
 
 
 def test_a_perft_array_is_exported_through_its_ports(tmp_path):
-    description = export(tmp_path, core="walker", perft_engines=2, name="perft2")
+    description = export(tmp_path, GeneratorConfig(core="walker", perft_engines=2), name="perft2")
     verilog = (tmp_path / "perft2.v").read_text()
     assert module_ports(verilog, "perft2") == described(description)
     assert {p["name"] for p in description["ports"]} >= {"depth", "start", "busy", "done", "counters"}
@@ -98,7 +99,7 @@ def test_every_port_of_every_generator_has_a_meaning():
 
 
 def test_rtlil(tmp_path):
-    description = export(tmp_path, core="walker", legal=True, fmt="rtlil", name="legal_movegen")
+    description = export(tmp_path, GeneratorConfig(core="walker", legal=True), fmt="rtlil", name="legal_movegen")
     text = (tmp_path / "legal_movegen.il").read_text()
     assert description["netlist"] == "legal_movegen.il" and "module \\legal_movegen\n" in text
     top = text[text.index("module \\legal_movegen\n"):]

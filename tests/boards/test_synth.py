@@ -10,6 +10,7 @@ from hwmovegen.boards.devboards import build_bitstream, check_baud
 import hwmovegen.boards.synth as synth_module
 from hwmovegen.boards.synth import BadRequest, DoesNotFit, saved_report, synth
 from hwmovegen.cli import main
+from hwmovegen.tables.contracts import GeneratorConfig, SELECTABLE
 
 
 @pytest.mark.parametrize("target, cells, rams", [
@@ -31,7 +32,7 @@ def test_synth_report_agrees_with_tables(target, cells, rams, capsys):
     tables = json.loads(capsys.readouterr().out)
     assert tables["block_rams"][target] == report["brams"] == report["brams_expected"]
     # kept as the configuration's last report, for `hwmovegen report`
-    saved = saved_report(target, "walker", "dense", legal=False)
+    saved = saved_report(target, GeneratorConfig("dense", "walker", legal=False))
     assert saved == {**report, "saved": saved["saved"]} and report["mmoves_per_s"] > 0
 
 
@@ -45,20 +46,20 @@ def test_a_perft_engine_fits_the_up5k(capsys):
     assert report["brams_expected"] == 20 < report["brams"] <= 30
     assert report["sprams"] == 2 and report["sprams_available"] == 4
     assert report["nodes_per_cycle"] > 0.2
-    saved = saved_report("ice40-up5k", "walker", "dense", perft_engines=1)
+    saved = saved_report("ice40-up5k", GeneratorConfig("dense", "walker", perft_engines=1))
     assert saved == {**report, "saved": saved["saved"]}
 
 
 def test_butterfly_does_not_fit_the_up5k():
     start = time.perf_counter()
     with pytest.raises(BadRequest, match="does not fit"):
-        synth("ice40-up5k", layout="butterfly")
+        synth("ice40-up5k", GeneratorConfig(layout="butterfly"))
     with pytest.raises(BadRequest, match="does not fit"):
-        build_bitstream("icebreaker", "unused", layout="butterfly")
+        build_bitstream("icebreaker", "unused", GeneratorConfig(layout="butterfly"))
     assert time.perf_counter() - start < 5      # refused up front, not after place and route
-    assert saved_report("ice40-up5k", "walker", "butterfly") is None
+    assert saved_report("ice40-up5k", GeneratorConfig("butterfly", "walker")) is None
     assert main(["synth", "--target", "ice40-up5k", "--layout", "butterfly"]) == 2
-    verdict = saved_report("ice40-up5k", "walker", "butterfly")
+    verdict = saved_report("ice40-up5k", GeneratorConfig("butterfly", "walker"))
     assert "fmax_mhz" not in verdict and "258 block RAMs" in verdict["does_not_fit"]
 
 
@@ -67,19 +68,22 @@ def test_an_ordered_generator_is_reported_apart(tmp_path, monkeypatch, capsys):
     stubbed: the configuration's key and the printed stage are what is checked here)."""
     monkeypatch.setattr(synth_module, "cache_dir", lambda *parts: tmp_path)
 
-    def fake_synth(target, layout, core, build_dir, seed, legal, perft_engines=0, order=False):
-        return {"target": target, "layout": layout, "core": core, "legal": legal, "perft_engines": 0, "order": order,
+    def fake_synth(target, config, build_dir, seed):
+        order = bool(config.order)
+        return {"target": target, "layout": config.layout, "core": config.core, "legal": config.legal,
+                "perft_engines": 0, "order": order,
                 "seed": seed, "fmax_mhz": 100.0 if order else 120.0, "constraint_mhz": 150, "goal_mhz": 125,
                 "logic_cells": 10, "logic_cells_available": 20, "logic_cell_kind": "TRELLIS_COMB", "luts": 5,
                 "ffs": 6, "carries": 1, "brams": 1, "brams_available": 208, "critical_path": None, "seconds": 1}
 
     monkeypatch.setattr(synth_module, "synth", fake_synth)
-    monkeypatch.setattr(synth_module, "_stream_rate", lambda layout, core, legal, order=False: 0.5 if order else 1.0)
+    monkeypatch.setattr(synth_module, "_stream_rate", lambda config: 0.5 if config.order else 1.0)
     assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--json"]) == 0
     assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--order"]) == 0
     out = capsys.readouterr().out
     assert "(fast core, dense layout, ordering stage)" in out and "(0.5 moves/cycle x fmax, mvv-lva order)" in out
-    plain, ordered = saved_report("ecp5-85f", "fast"), saved_report("ecp5-85f", "fast", order=True)
+    plain, ordered = saved_report("ecp5-85f", GeneratorConfig(core="fast")), saved_report(
+        "ecp5-85f", GeneratorConfig(core="fast", order=SELECTABLE))
     assert plain["fmax_mhz"] == 120.0 and plain["mmoves_per_s"] == 120.0 and not plain["order"]
     assert ordered["fmax_mhz"] == 100.0 and ordered["mmoves_per_s"] == 50.0 and ordered["order"]
 
@@ -91,7 +95,7 @@ def test_a_design_that_does_not_fit_says_what_its_netlist_needs(monkeypatch):
                                                                  "SB_RAM40_4K": 32, "SB_CARRY": 679})
     monkeypatch.setattr(synth_module, "run_flow", overflow)
     with pytest.raises(DoesNotFit) as refusal:
-        synth("ice40-up5k", order=True)
+        synth("ice40-up5k", GeneratorConfig(order=SELECTABLE))
     assert str(refusal.value) == (
         "the walker core with the ordering stage does not fit the iCE40 UP5K (SG48): the placer ran out of "
         "ICESTORM_RAM, the device has 30 (the netlist has 8571 LUTs, 2517 FFs and 32 block RAMs for 5280 logic "

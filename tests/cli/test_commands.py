@@ -205,8 +205,8 @@ class _StubArray:
     """A perft array that answers the bench trees' published counts in nodes / (20 x engines)
     cycles, for ``bench perft``'s table without compiling arrays."""
 
-    def __init__(self, backend, layout, core, engines=1, log=None, count_leaves=True):
-        self.engines, self.count_leaves = engines, count_leaves
+    def __init__(self, backend, config, log=None):
+        self.engines, self.count_leaves = config.perft_engines, config.count_leaves
 
     def prepare(self):
         pass
@@ -226,7 +226,7 @@ def test_bench_perft_against_the_cpu_perfts(capsys, monkeypatch, tmp_path):
     for name, text in (("stockfish", FAKE_STOCKFISH), ("gigantua", FAKE_GIGANTUA)):
         monkeypatch.setenv(f"HWMOVEGEN_{name.upper()}", fake_program(tmp_path, name, text))
     monkeypatch.setattr(verify, "HardwarePerft", _StubArray)
-    monkeypatch.setattr(verify, "saved_report", lambda target, core, layout, perft_engines: {"fmax_mhz": 50.0})
+    monkeypatch.setattr(verify, "saved_report", lambda target, config: {"fmax_mhz": 50.0})
     bench = [("start position", chess.STARTING_FEN, 3, 8902)]
     monkeypatch.setattr(verify, "PERFT_BENCH", bench)
     monkeypatch.setattr("hwmovegen.sim.bench.PERFT_BENCH", bench)

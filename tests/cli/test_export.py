@@ -5,6 +5,7 @@ import json
 import pytest
 
 from hwmovegen.cli import main
+from hwmovegen.tables.contracts import GeneratorConfig
 
 
 def run(capsys, *argv):
@@ -51,7 +52,7 @@ def test_the_readme_shows_the_table_and_template_export_writes(tmp_path):
     from pathlib import Path
     from hwmovegen.boards.export import export
     readme = (Path(__file__).parents[2] / "README.md").read_text()
-    export(tmp_path, core="fast", legal=True)
+    export(tmp_path, GeneratorConfig(core="fast", legal=True))
     rows = (tmp_path / "movegen.ports.md").read_text().split("\n| port |", 1)[1]
     assert "| port |" + rows.rstrip("\n") in readme
     template = (tmp_path / "movegen_inst.vh").read_text()

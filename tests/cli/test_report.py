@@ -13,6 +13,7 @@ import hwmovegen.boards.synth as synth_module
 from hwmovegen.cli import main
 from hwmovegen.sim.model import Position, generate
 from hwmovegen.sim.positions import random_boards
+from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE
 
@@ -261,7 +262,8 @@ def test_synthesis_shows_the_saved_reports_and_the_missing_ones(capsys, tmp_path
 def test_synth_option_runs_and_keeps_every_configuration(capsys, tmp_path, synth_cache, monkeypatch):
     runs = []
 
-    def fake_synth(target, layout, core, build_dir, seed, legal, perft_engines=0, order=False):
+    def fake_synth(target, config, build_dir, seed):
+        layout, core, legal = config.layout, config.core, config.legal
         runs.append((target, core, legal))
         if (target, core) == ("ice40-up5k", "fast"):
             raise synth_module.DoesNotFit("the placer needs 9999 logic cells")
@@ -270,12 +272,12 @@ def test_synth_option_runs_and_keeps_every_configuration(capsys, tmp_path, synth
                 "brams_available": 30}
 
     monkeypatch.setattr(synth_module, "synth", fake_synth)
-    monkeypatch.setattr(synth_module, "_stream_rate", lambda layout, core, legal, order=False: 0.5)
+    monkeypatch.setattr(synth_module, "_stream_rate", lambda config: 0.5)
     code, _, err, page = report(capsys, tmp_path, "--synth", "--legal")
     assert code == 0 and "no synthesis report" not in err
     assert sorted(runs) == sorted((t, c, True) for t in ("ice40-up5k", "ecp5-85f") for c in ("walker", "fast"))
-    assert synth_module.saved_report("ecp5-85f", "fast", legal=True)["mmoves_per_s"] == 25.0
-    assert synth_module.saved_report("ice40-up5k", "fast", legal=True)["does_not_fit"].endswith("9999 logic cells")
+    assert synth_module.saved_report("ecp5-85f", GeneratorConfig(core="fast", legal=True))["mmoves_per_s"] == 25.0
+    assert synth_module.saved_report("ice40-up5k", GeneratorConfig(core="fast", legal=True))["does_not_fit"].endswith("9999 logic cells")
     rows = [r for r in page.find("table", "synth")[0].find("tr") if "data-target" in r.attrs]
     assert [("nofit" in r.classes(), "missing" in r.classes()) for r in rows] == [
         (False, False), (True, False), (False, False), (False, False)]

@@ -7,8 +7,10 @@ from amaranth.sim import Simulator
 
 from hwmovegen.rtl import MoveGenerator
 from hwmovegen.sim import testbench as tb
-from hwmovegen.sim.model import FAST_EMPTY, FAST_LATENCY, Position, cycle_bound, generate
+from hwmovegen.sim.model import Position, cycle_bound, generate
 from hwmovegen.sim.positions import random_boards
+
+from hwmovegen.tables.contracts import CORE_CONTRACTS, GeneratorConfig
 
 from ..helpers import (EN_PASSANT, KIWIPETE, ONE_STEP_WALKS, POSITION3, PROMOTION_CAPTURE, PROMOTIONS,
                        StreamMonitor, assert_matches_model, generate_under_backpressure)
@@ -21,6 +23,7 @@ EN_PASSANT_EDGES = [
     "4k3/8/8/8/1pPp4/8/8/4K3 b - c3 0 1",
     "4k3/8/8/2PpP3/8/8/8/4K3 w - d6 0 1",
 ]
+FAST = CORE_CONTRACTS["fast"]
 
 
 def fast_positions(suite):
@@ -37,18 +40,18 @@ def run(body, dut):
 
 def test_stream_equals_model_and_latency_is_exact(suite):
     boards = fast_positions(suite)
-    for board, result in zip(boards, tb.simulate(boards, core="fast")):
+    for board, result in zip(boards, tb.simulate(boards, GeneratorConfig(core="fast"))):
         model = assert_matches_model(board, result, core="fast")
         # one cycle a move, plus the documented pipeline latency, whatever the pieces and rays
         assert result.stalls == 0
-        assert result.cycles == len(model.moves) + FAST_LATENCY == cycle_bound(model, "fast"), board.fen()
+        assert result.cycles == len(model.moves) + FAST.latency == cycle_bound(model, "fast"), board.fen()
 
 
 def test_a_position_without_moves_is_done_in_a_few_cycles():
     # the side to move has no piece at all (the hardware does not insist on a king)
     position = Position.from_board(chess.Board("k7/8/8/8/8/8/8/8 w - - 0 1"), check=False)
-    result = tb.simulate([position, chess.Board(KIWIPETE)], core="fast")
-    assert result[0].moves == [] and result[0].cycles == FAST_EMPTY == cycle_bound(generate(position), "fast")
+    result = tb.simulate([position, chess.Board(KIWIPETE)], GeneratorConfig(core="fast"))
+    assert result[0].moves == [] and result[0].cycles == FAST.empty == cycle_bound(generate(position), "fast")
     assert_matches_model(chess.Board(KIWIPETE), result[1], core="fast")
 
 
@@ -89,7 +92,7 @@ def test_back_to_back_positions_overlap(suite, probability):
     assert sum(r.cycles for r in results) == span
     if probability == 1.0:
         # the latency of all but the first position is hidden behind the previous one's moves
-        assert span <= moves + FAST_LATENCY + 2 * len(boards)
+        assert span <= moves + FAST.latency + 2 * len(boards)
         assert moves / span > 0.9
 
 

@@ -6,10 +6,10 @@ import pytest
 from amaranth.sim import Simulator
 
 from hwmovegen.rtl import MoveGenerator
-from hwmovegen.rtl.legality import SETUP_CYCLES
 from hwmovegen.sim import testbench as tb
-from hwmovegen.sim.legality import LEGAL_SETUP
 from hwmovegen.sim.model import Position, cycle_bound, generate
+
+from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import KIWIPETE, generate_under_backpressure
 from ..legal_positions import RULES
@@ -17,10 +17,6 @@ from ..legal_positions import RULES
 CHOSEN = ["double check", "en passant exposing the king on the rank", "castling through check",
           "pin on a diagonal", "a promotion blocks the check", "en passant along the pin",
           "en passant blocks a check along the king's rank", "a knight on the eighth rank checks"]
-
-
-def test_the_model_counts_the_stages_setup():
-    assert SETUP_CYCLES == LEGAL_SETUP
 
 
 @pytest.mark.parametrize("core", ["walker", "fast"])
@@ -62,7 +58,7 @@ def test_all_moves_bypasses_the_stage_cycle_for_cycle(core):
     """``all_moves`` at start: the plain core's stream and counters, exactly; the next
     position without it is filtered again."""
     fens = [KIWIPETE, RULES[0][1]]
-    plain = tb.simulate(fens, core=core)
+    plain = tb.simulate(fens, GeneratorConfig(core=core))
     dut = MoveGenerator(core=core, legal=True)
     results = []
 

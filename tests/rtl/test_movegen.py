@@ -9,6 +9,8 @@ from hwmovegen.sim import testbench as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate
 from hwmovegen.sim.positions import random_boards
 
+from hwmovegen.tables.contracts import GeneratorConfig
+
 from ..helpers import (KIWIPETE, ONE_STEP_WALKS, PROMOTIONS, assert_matches_model,
                        generate_under_backpressure)
 
@@ -31,7 +33,7 @@ def test_stream_equals_model_with_ready_high(suite):
 
 def test_butterfly_layout_in_hardware(suite):
     boards = [r.board for r in suite[:7]] + [chess.Board(PROMOTIONS)]
-    for board, result in zip(boards, tb.simulate(boards, layout="butterfly")):
+    for board, result in zip(boards, tb.simulate(boards, GeneratorConfig(layout="butterfly"))):
         assert_matches_model(board, result, layout="butterfly")
 
 

@@ -4,12 +4,13 @@ import chess
 import pytest
 
 from hwmovegen.sim.hwperft import PysimPerft
+from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import KIWIPETE
 
 
 def perft_in_pysim(fen, depth, core="walker", engines=1, count_leaves=True):
-    array = PysimPerft(core=core, engines=engines, max_depth=4, count_leaves=count_leaves)
+    array = PysimPerft(GeneratorConfig(core=core, perft_engines=engines, max_plies=4, count_leaves=count_leaves))
     dut = array.dut
     board, applier = dut.engines[0].generator, dut.engines[0].applier
     restored, makes = [], []

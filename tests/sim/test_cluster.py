@@ -18,6 +18,7 @@ from hwmovegen.sim.hwperft import HardwarePerft
 from hwmovegen.sim.perft import divide
 from hwmovegen.sim.backends import get_backend
 from hwmovegen.sim.positions import random_boards
+from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import KIWIPETE, POSITION3
 
@@ -48,8 +49,8 @@ def test_specs_and_splits():
 
 def test_compare_equals_one_process(session):
     boards = random_boards(600, seed=5)
-    alone = compare(boards, "cxxrtl", "dense", ready=0.5, seed=3)
-    spread, report = session.compare(boards, "cxxrtl", "dense", ready=0.5, seed=3)
+    alone = compare(boards, "cxxrtl", GeneratorConfig("dense"), ready=0.5, seed=3)
+    spread, report = session.compare(boards, "cxxrtl", GeneratorConfig("dense"), ready=0.5, seed=3)
     assert not alone.mismatches and alone.stalls > 0
     assert {**spread.as_dict(), "seconds": 0} == {**alone.as_dict(), "seconds": 0}
     assert report["workers"] == 2 and report["tasks"] == 3
@@ -61,7 +62,7 @@ def test_hardware_perft_equals_one_process(session):
     board = chess.Board(POSITION3)
     array = HardwarePerft("cxxrtl")
     alone = array.perft(board, 4)
-    generator = get_backend("cxxrtl", legal=True)
+    generator = get_backend("cxxrtl", GeneratorConfig(legal=True))
     root = [move.to_chess() for move in generator.generate(board).moves]
     alone_divide = array.divide(board, 4, root)
     run, report = session.hardware_perft(array, board, 4, ply=2, divide=True)
@@ -78,8 +79,8 @@ def test_the_workers_walk_the_clients_array(session, count_leaves):
     """Split at the root's moves, the workers walk what one process's divide walks: every
     counter equal, the leaf counter's among them (none in the engine that streams the last ply)."""
     board = chess.Board(KIWIPETE)
-    array = HardwarePerft("cxxrtl", count_leaves=count_leaves)
-    root = [move.to_chess() for move in get_backend("cxxrtl", legal=True).generate(board).moves]
+    array = HardwarePerft("cxxrtl", GeneratorConfig(perft_engines=1, count_leaves=count_leaves))
+    root = [move.to_chess() for move in get_backend("cxxrtl", GeneratorConfig(legal=True)).generate(board).moves]
     alone = array.divide(board, 3, root)
     run, report = session.hardware_perft(array, board, 3, ply=1, divide=True)
     assert run.counters == alone.counters and run.divide == alone.divide and run.nodes == 97_862
@@ -92,7 +93,7 @@ def test_host_driven_perft_equals_one_process(session):
     nodes, _, counts, report = session.perft(chosen, board, 3, divide=True)
     assert counts == divide(board, 3, chosen.generate) and nodes == 97_862
     assert report["tasks"] == 48 and sum(w["cycles"] for w in report["per_worker"]) > 0
-    model = get_backend("model", legal=True)
+    model = get_backend("model", GeneratorConfig(legal=True))
     nodes, _, counts, _ = session.perft(model, board, 1, divide=True)
     assert nodes == 48 and counts == divide(board, 1, model.generate, legal=True)
     nodes, _, _, _ = session.perft(model, board, 2)

@@ -8,13 +8,14 @@ from hwmovegen.sim.cxxrtl import CxxrtlBackend
 from hwmovegen.sim.model import cycle_bound
 from hwmovegen.sim.perft import perft
 from hwmovegen.sim.positions import random_boards
+from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import assert_matches_model
 
 
 @pytest.fixture(scope="module")
 def walker():
-    return CxxrtlBackend("dense", "walker")
+    return CxxrtlBackend(GeneratorConfig("dense", "walker"))
 
 
 def test_cxxrtl_equals_model_on_the_suites(walker, suite):
@@ -48,11 +49,11 @@ def test_no_compiler_falls_back_to_pysim(monkeypatch):
 
 @pytest.fixture(scope="module")
 def fast():
-    return CxxrtlBackend("dense", "fast")
+    return CxxrtlBackend(GeneratorConfig("dense", "fast"))
 
 
 def test_fast_core_equals_model_on_the_suites_with_its_exact_latency(suite):
-    alone = CxxrtlBackend("dense", "fast", overlap=False)
+    alone = CxxrtlBackend(GeneratorConfig("dense", "fast"), overlap=False)
     boards = [r.board for r in suite]
     for board, hardware in zip(boards, alone.run(boards)):
         model = assert_matches_model(board, hardware, core="fast")
@@ -75,7 +76,7 @@ def test_fast_core_back_to_back_on_10000_random_positions(fast):
 
 
 def test_fast_core_under_backpressure(suite):
-    stalled = CxxrtlBackend("dense", "fast", ready_probability=0.5, seed=3)
+    stalled = CxxrtlBackend(GeneratorConfig("dense", "fast"), ready_probability=0.5, seed=3)
     boards = [r.board for r in suite[:7]] + random_boards(1000, seed=17)
     results = stalled.run(boards)
     for board, hardware in zip(boards, results):
@@ -85,9 +86,9 @@ def test_fast_core_under_backpressure(suite):
 
 
 def test_fast_core_cxxrtl_equals_pysim_cycle_for_cycle(suite):
-    alone = CxxrtlBackend("dense", "fast", overlap=False)
+    alone = CxxrtlBackend(GeneratorConfig("dense", "fast"), overlap=False)
     boards = [r.board for r in suite[:7]] + random_boards(20, seed=12)
-    assert alone.run(boards) == tb.simulate(boards, core="fast")
+    assert alone.run(boards) == tb.simulate(boards, GeneratorConfig(core="fast"))
 
 
 def test_perft_depth_3_through_the_fast_core(fast, suite):

@@ -8,20 +8,21 @@ import pytest
 
 from hwmovegen.sim.epd import bundled_suites
 from hwmovegen.sim.hwperft import HardwarePerft, projected_nodes_per_second
+from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import KIWIPETE
 
 
 @pytest.fixture(scope="module")
 def three_engines():
-    array = HardwarePerft("cxxrtl", engines=3)
+    array = HardwarePerft("cxxrtl", GeneratorConfig(perft_engines=3))
     array.prepare()
     return array
 
 
 @pytest.fixture(scope="module")
 def streamed():
-    array = HardwarePerft("cxxrtl", engines=1, count_leaves=False)
+    array = HardwarePerft("cxxrtl", GeneratorConfig(perft_engines=1, count_leaves=False))
     array.prepare()
     return array
 

@@ -6,10 +6,11 @@ import pytest
 
 from hwmovegen.sim.compare import compare
 from hwmovegen.sim.cxxrtl import CxxrtlBackend
-from hwmovegen.sim.legality import LEGAL_SETUP, setup_cycles
+from hwmovegen.sim.legality import setup_cycles
 from hwmovegen.sim.model import Position, cycle_bound, generate
 from hwmovegen.sim.perft import perft
 from hwmovegen.sim.positions import random_boards
+from hwmovegen.tables.contracts import GeneratorConfig, LEGAL_SETUP_CYCLES
 
 from ..legal_positions import RULES
 
@@ -31,7 +32,7 @@ def test_model_rule_by_rule(name, fen, legal, illegal):
     assert model.moves == [m for m in pseudo.moves if m in model.moves]
     ucis = model.uci()
     assert all(m in ucis for m in legal) and not any(m in ucis for m in illegal)
-    assert model.setup == LEGAL_SETUP
+    assert model.setup == LEGAL_SETUP_CYCLES
 
 
 def test_model_on_the_suites_and_random_positions(suite, random_1000):
@@ -48,7 +49,7 @@ def test_model_perft_with_its_own_legality(suite):
 
 @pytest.fixture(scope="module", params=["walker", "fast"])
 def legal_backend(request):
-    return CxxrtlBackend("dense", request.param, legal=True)
+    return CxxrtlBackend(GeneratorConfig("dense", request.param, legal=True))
 
 
 def test_hardware_rule_by_rule(legal_backend):
@@ -60,7 +61,7 @@ def test_hardware_rule_by_rule(legal_backend):
 
 def test_hardware_on_the_suites_and_10000_random_positions(legal_backend, suite):
     boards = [r.board for r in suite] + random_boards(10_000, seed=2028)
-    summary = compare(boards, "cxxrtl", core=legal_backend.core, legal=True, jobs=2)
+    summary = compare(boards, "cxxrtl", legal_backend.config, jobs=2)
     assert summary.positions == len(boards) and summary.mismatches == []
 
 
@@ -71,7 +72,7 @@ def test_hardware_perft_depth_3_on_every_suite_position(legal_backend, suite):
 
 
 def test_the_fast_core_bound_is_exact_with_the_stage(suite):
-    legal = CxxrtlBackend("dense", "fast", legal=True)
+    legal = CxxrtlBackend(GeneratorConfig("dense", "fast", legal=True))
     boards = [r.board for r in suite[:7]] + [chess.Board(fen) for _, fen, _, _ in RULES]
     for board, hardware in zip(boards, legal.run(boards)):
         model = generate(Position.from_board(board), legal=True)

@@ -8,8 +8,8 @@ from dataclasses import replace
 import chess
 import pytest
 
-from hwmovegen.sim.model import (BINS, CAPTURE_BINS, ORDERS, PROMOTION_BIN, QUIET_BIN, Position, generate,
-                                 gives_check, order_bin, order_moves)
+from hwmovegen.sim.model import Position, generate, gives_check, order_bin, order_moves
+from hwmovegen.tables.contracts import CAPTURE_BINS, ORDER_BINS as BINS, ORDERS, PROMOTION_BIN, QUIET_BIN
 from hwmovegen.sim.positions import random_boards, stress_boards
 
 from ..helpers import EN_PASSANT, KIWIPETE, POSITION3, PROMOTION_CAPTURE, PROMOTIONS

@@ -7,6 +7,7 @@ import pytest
 from hwmovegen.sim import trace as cycle_trace
 from hwmovegen.sim.backends import PysimBackend
 from hwmovegen.sim.cxxrtl import CxxrtlBackend
+from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE
 
@@ -16,8 +17,8 @@ from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE
 def test_cxxrtl_and_pysim_record_the_same_cycles(core, legal):
     for fen in (KIWIPETE, PROMOTION_CAPTURE, EN_PASSANT):
         board = chess.Board(fen)
-        compiled, samples = CxxrtlBackend(core=core, legal=legal).trace(board)
-        simulated, pysim_samples = PysimBackend(core=core, legal=legal).trace(board)
+        compiled, samples = CxxrtlBackend(GeneratorConfig(core=core, legal=legal)).trace(board)
+        simulated, pysim_samples = PysimBackend(GeneratorConfig(core=core, legal=legal)).trace(board)
         assert samples == pysim_samples and compiled == simulated, fen
         assert samples[0]["start"] and samples[0]["start_ready"] and samples[-1]["done"]
         assert not any(s["done"] for s in samples[:-1]) and all(s["busy"] for s in samples[1:-1])

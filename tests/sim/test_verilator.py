@@ -20,6 +20,7 @@ from hwmovegen.sim.epd import cpw_records
 from hwmovegen.sim.model import Generation, Position, echo_fen, generate
 from hwmovegen.sim.positions import random_boards
 from hwmovegen.sim.wire import move_from_word
+from hwmovegen.tables.contracts import GeneratorConfig
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "cocotb"
 HERE = Path(__file__).parent
@@ -29,7 +30,7 @@ HERE = Path(__file__).parent
 def netlist(request, tmp_path_factory):
     """The exported generator, compiled by Verilator once."""
     folder = tmp_path_factory.mktemp("legal" if request.param else "pseudo")
-    description = export(folder, core="fast", legal=request.param)
+    description = export(folder, GeneratorConfig(core="fast", legal=request.param))
     build = folder / "sim_build"
     verilator.build(folder / description["netlist"], "movegen", build, log_file=folder / "build.log")
     return SimpleNamespace(folder=folder, build=build, legal=request.param, ports=folder / "movegen.ports.json")
@@ -87,8 +88,8 @@ def test_verilog_equals_the_amaranth_design_cycle_for_cycle(netlist, tmp_path):
     boards = [record.board for record in cpw_records()] + random_boards(300, seed=2025)
     cases = []
     for probability in (0.5, 1.0):
-        compiled = CxxrtlBackend(core="fast", legal=netlist.legal, ready_probability=probability, seed=9,
-                                 overlap=False)
+        compiled = CxxrtlBackend(GeneratorConfig(core="fast", legal=netlist.legal), ready_probability=probability,
+                                 seed=9, overlap=False)
         for board in boards:
             generation, samples = compiled.trace(board)
             ready = [sample["moves_ready"] for sample in samples] if probability < 1 else None
