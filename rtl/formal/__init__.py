@@ -32,10 +32,10 @@ __all__ = ["BoardView", "legal_position", "move_checks", "GeneratorHarness", "Ho
 PROPERTIES = GENERATOR_PROPERTIES + ("hostlink", "hostlink-cover", "legality", "apply", "check", "check-cover")
 
 
-def harness(prop, core="walker", layout="dense", bound=None, core_class=None, **options):
+def harness(prop, core="walker", layout="dense", core_class=None, **options):
     """The harness of property ``prop`` (one of ``PROPERTIES``)."""
     if prop in GENERATOR_PROPERTIES:
-        return GeneratorHarness(prop, core, layout, bound=bound, core_class=core_class, **options)
+        return GeneratorHarness(prop, core, layout, core_class=core_class, **options)
     if prop in ("hostlink", "hostlink-cover"):
         return HostLinkHarness(prop, core, **options)
     if prop == "legality":

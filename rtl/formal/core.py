@@ -81,22 +81,20 @@ class _FreeBoardGenerator(Elaboratable):
 class GeneratorHarness(Harness):
     """A core with a free position, free control inputs and one property's checks.
 
-    ``core_class`` replaces the core (a copy with an injected bug, in the tests).
-    ``bound`` is the termination bound's terms (:mod:`hwmovegen.sim.model`:
-    ``{"fixed": .., "per_promotion": ..}`` for the walker, ``{"latency": .., "empty": ..}``
-    for the fast core). ``positions``: the board is one of these (packed planes, packed
+    ``core_class`` replaces the core (a copy with an injected bug, in the tests). The
+    termination bound's terms are the core's contract's (:mod:`hwmovegen.tables.contracts`:
+    ``fixed`` and ``per_promotion`` for a core that walks table nodes, ``latency`` and ``empty``
+    for one that streams a move a cycle), those of :func:`hwmovegen.sim.model.cycle_bound`. ``positions``: the board is one of these (packed planes, packed
     state), for the covers.
     """
 
-    def __init__(self, prop, core="walker", layout="dense", bound=None, core_class=None, positions=None):
+    def __init__(self, prop, core="walker", layout="dense", core_class=None, positions=None):
         if prop not in GENERATOR_PROPERTIES:
             raise KeyError(f"unknown generator property {prop!r}")
         if core not in CORES:
             raise KeyError(f"unknown core {core!r}")
-        if prop == "termination" and bound is None:
-            raise ValueError("termination needs the cycle bound's terms")
         super().__init__()
-        self.prop, self.core, self.bound = prop, core, bound
+        self.prop, self.core, self.terms = prop, core, CORES[core].contract
         self.positions = positions
         default_core, rom_class = CORES[core]
         self.generator = _FreeBoardGenerator(core_class or default_core, rom_class, get_layout(layout))
@@ -169,9 +167,9 @@ class GeneratorHarness(Harness):
             checks.check("the cycle counter counts from start to done", counters.cycles == elapsed, finished)
             checks.check("the move counter counts the transfers", counters.moves == transfers, finished)
             checks.check("no stalls with ready held high", counters.stalls == 0, finished)
-            if self.core == "walker":
+            if self.terms.latency is None:        # a core that walks table nodes
                 nodes, promotion_nodes = walk_limit(view)
-                fixed, per_promotion = self.bound["fixed"], self.bound["per_promotion"]
+                fixed, per_promotion = self.terms.fixed, self.terms.per_promotion
                 checks.check("done within the cycle bound of the counted nodes",
                              counters.cycles <= counters.steps + per_promotion * counters.promotion_nodes + fixed,
                              finished)
@@ -181,7 +179,7 @@ class GeneratorHarness(Harness):
                 checks.check("done within the cycle bound of the board",
                              elapsed <= nodes + per_promotion * promotion_nodes + fixed, running)
             else:
-                latency, empty = self.bound["latency"], self.bound["empty"]
+                latency, empty = self.terms.latency, self.terms.empty
                 checks.check("done within a cycle per move and the latency", elapsed <= transfers + latency, running)
                 # checked at done: while it runs, a position with moves has none out before
                 # step 18 either; the bound above makes every position done, so a position
