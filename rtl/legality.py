@@ -27,13 +27,16 @@ Then each move is passed or dropped in the cycle it arrives:
 * a pinned piece stays on the line through its king;
 * en passant by its precomputed verdict.
 
-The setup takes ``SETUP_CYCLES`` (the contract :mod:`hwmovegen.tables.contracts` shares with the model); the
-core's first moves wait for it in the core's own output FIFO. The board must hold the
-position through the setup, as it does while the generator is busy.
+The stage is the setup, :class:`SetupSweep` (with an :class:`AttackMap`, a :class:`RayTracker`
+per ray from the king and a :class:`CheckCounter`), handing :data:`KingSafety` to the filter,
+:class:`MoveFilter`. The setup takes ``SETUP_CYCLES`` (the contract
+:mod:`hwmovegen.tables.contracts` shares with the model); the core's first moves wait for it in
+the core's own output FIFO. The board must hold the position through the setup, as it does
+while the generator is busy.
 """
 
 from amaranth import Module, Signal, Cat, Const, Mux, Array, signed
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..tables.contracts import LEGAL_SETUP_CYCLES as SETUP_CYCLES
@@ -41,7 +44,8 @@ from ..tables.slots import DIRECTIONS
 from .core import PLANES
 from .types import BoardState, Move
 
-__all__ = ["LegalityStage", "SETUP_CYCLES"]
+__all__ = ["LegalityStage", "SetupSweep", "AttackMap", "RayTracker", "CheckCounter", "MoveFilter",
+           "KingSafety", "SETUP_CYCLES"]
 
 _KING_DIRECTIONS = DIRECTIONS[:8]           # N, NE, E, SE, S, SW, W, NW: a direction's axis is its index % 4
 
@@ -89,18 +93,186 @@ def _on_line(a, b, axis):
     return (fa + ra) == (fb + rb)
 
 
-class LegalityStage(wiring.Component):
-    """``start`` in the cycle a position starts (the board holds it, and keeps it through the
-    setup); ``moves_in`` from the core, ``moves_out`` the legal ones. ``ready`` from the end
-    of the setup until the next ``start``; ``busy`` during the setup and while a move is held."""
+# What the setup sweep tells the filter about the mover's king, final from the end of the setup.
+KingSafety = data.StructLayout({
+    "king": 6,                  # its square
+    "below": 8,                 # the squares the opponent attacks (the king off the board) on the
+    "level": 8,                 # rank under it, its own rank and the rank above it
+    "above": 8,
+    "checks": 2,                # 0, 1, 2: double check (it saturates)
+    "checker": 6,               # the checker of a single check: its square, whether a slider, its ray's axis
+    "checker_slider": 1,
+    "checker_axis": 2,
+    "pinned": data.ArrayLayout(data.StructLayout({"square": 6, "valid": 1}), 8),   # by ray from the king
+    "ep_east": 6,               # the square east of the pawn en passant takes (the other taker is west)
+    "ep_seen": 2,               # en passant by the west, east taker: a slider sees the king through it
+    "leaper_other": 1,          # a knight or pawn check other than by the pawn en passant takes
+})
+
+
+# A rank under the sweep, decoded for the side to move: a vector of its eight squares each.
+SweptRank = data.StructLayout({name: 8 for name in (
+    "occupied", "own", "orth", "diag", "knights", "pawns", "opp_king",
+    "empty",                    # the mover's king counted as empty
+)})
+
+# The en-passant squares, registered at start: the target, the pawn en passant takes, and the
+# squares it may be taken from (west, east).
+EnPassant = data.StructLayout({"valid": 1, "square": 6, "taken": 6, "takers": data.ArrayLayout(6, 2)})
+
+# A check seen in a cycle of the sweep: by a slider on a ray from the king (that ray's
+# direction), or by a leaper (slider and direction 0).
+CheckEvent = data.StructLayout({"seen": 1, "square": 6, "slider": 1, "direction": 3})
+
+
+class AttackMap(wiring.Component):
+    """The squares of the rank under the sweep the opponent attacks (``attacks``, in the cycle
+    the rank is read): the rays entering it from the ranks passed (straight and both diagonals,
+    carried over empty squares), the knights, pawns and king of the last two ranks, and the
+    rank's own sliders along it (``o ^ (o - 2s)``). Where the sweep is ``turning``, the eighth
+    rank starts the way down."""
+
+    def __init__(self):
+        super().__init__({
+            "start": In(1),
+            "sweeping": In(1),
+            "down": In(1),
+            "turning": In(1),
+            "white": In(1),
+            "rank": In(SweptRank),
+            "attacks": Out(8),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        rank = self.rank
+        ray_straight, ray_up, ray_down = (Signal(8, name=n) for n in ("ray_straight", "ray_up", "ray_down"))
+        knights1, knights2, pawns1, king1 = (Signal(8, name=n) for n in ("knights1", "knights2", "pawns1", "king1"))
+        pawns_forward = Mux(self.down, self.white, ~self.white)    # the opponent's pawns attack in the sweep's direction
+        m.d.comb += self.attacks.eq(
+            ray_straight | ray_up | ray_down | _around(knights1, 2) | _around(knights2, 1)
+            | Mux(pawns_forward, _around(pawns1, 1), 0) | _around(king1, 1) | king1 | _around(rank.opp_king, 1)
+            | _rook_attacks(~rank.empty, rank.orth))
+        carried = [Mux(self.turning, 0, ray) for ray in (ray_straight, ray_up, ray_down, knights1)]
+        with m.If(self.start):
+            m.d.sync += [s.eq(0) for s in (ray_straight, ray_up, ray_down, knights1, knights2, pawns1, king1)]
+        with m.Elif(self.sweeping):
+            m.d.sync += [
+                ray_straight.eq((carried[0] & rank.empty) | rank.orth),
+                ray_up.eq(_up((carried[1] & rank.empty) | rank.diag)),
+                ray_down.eq(_down((carried[2] & rank.empty) | rank.diag)),
+                knights1.eq(rank.knights), knights2.eq(carried[3]), pawns1.eq(rank.pawns), king1.eq(rank.opp_king),
+            ]
+        return m
+
+
+class RayTracker(wiring.Component):
+    """A ray from the king, a square a cycle while ``valid``: reads (``occupied``, ``own``,
+    matching ``slider``) at (``file``, ``rank``); its direction is ``directions[down]``. The
+    first piece a matching slider: ``check`` (the checker on ``square``); an own piece with one
+    behind it: ``pin`` (``candidate`` pinned along ``direction``). For each en-passant taker,
+    the ray with both pawns gone and the target square filled: ``ep_seen`` when a slider is
+    its first piece. ``reset`` starts the ray again."""
+
+    def __init__(self, directions):
+        self.directions = directions
+        super().__init__({
+            "sweeping": In(1),
+            "down": In(1),
+            "reset": In(1),
+            "file": In(3),
+            "rank": In(3),
+            "valid": In(1),
+            "occupied": In(8),
+            "own": In(8),
+            "slider": In(8),
+            "en_passant": In(EnPassant),
+            "check": Out(1),
+            "square": Out(6),
+            "direction": Out(3),
+            "pin": Out(1),
+            "candidate": Out(6),
+            "ep_seen": Out(2),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        stage = Signal(2)           # 0 nothing seen, 1 an own piece, 2 done
+        candidate = self.candidate
+        blocked = Signal(2)         # en passant by taker i: a piece seen
+        square = Cat(self.file, self.rank)
+        occupied, mine, slider = (v.bit_select(self.file, 1) for v in (self.occupied, self.own, self.slider))
+        live = Signal(1)
+        m.d.comb += live.eq(self.sweeping & self.valid)
+        m.d.comb += [self.square.eq(square), self.direction.eq(Mux(self.down, self.directions[1], self.directions[0])),
+                     self.check.eq(live & occupied & (stage == 0) & slider),
+                     self.pin.eq(live & occupied & (stage == 1) & slider)]
+        with m.If(live & occupied & (stage != 2)):
+            with m.If((stage == 0) & mine):
+                m.d.sync += [stage.eq(1), candidate.eq(square)]
+            with m.Else():
+                m.d.sync += stage.eq(2)
+        # en passant: both pawns gone, the target square filled
+        ep = self.en_passant
+        gone = square == ep.taken
+        filled = ep.valid & (square == ep.square)
+        for i in range(2):
+            occupied_after = (occupied & ~gone & (square != ep.takers[i])) | filled
+            with m.If(live & ~blocked[i] & occupied_after):
+                m.d.sync += blocked[i].eq(1)
+            m.d.comb += self.ep_seen[i].eq(live & ~blocked[i] & occupied_after & slider & ~filled)
+        with m.If(self.reset):
+            m.d.sync += [stage.eq(0), blocked.eq(0)]
+        return m
+
+
+class CheckCounter(wiring.Component):
+    """The checks the sweep sees: their count, saturating at 2 (double check), and the checker
+    of a single check (its square, whether a slider, the axis of its ray). ``events``: this
+    cycle's checks (the first seen names the checker); ``several``: one of them stands for two
+    checkers or more."""
+
+    def __init__(self, events):
+        super().__init__({
+            "start": In(1),
+            "events": In(data.ArrayLayout(CheckEvent, events)),
+            "several": In(1),
+            "checks": Out(2),
+            "checker": Out(6),
+            "checker_slider": Out(1),
+            "checker_axis": Out(2),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        checks = self.checks
+        events = [self.events[i] for i in range(len(self.events))]
+        seen = [event.seen for event in events]
+        one, two = Signal(1), Signal(1)     # a checker this cycle, two or more
+        m.d.comb += [one.eq(Cat(*seen).any()),
+                     two.eq(self.several | Cat(*[a & b for i, a in enumerate(seen) for b in seen[i + 1:]]).any())]
+        with m.If(self.start):
+            m.d.sync += checks.eq(0)
+        with m.Else():
+            m.d.sync += checks.eq(Mux(two | checks[1] | (one & checks[0]), 2, checks | one))
+            for event in reversed(events):
+                with m.If(event.seen):
+                    m.d.sync += [self.checker.eq(event.square), self.checker_slider.eq(event.slider),
+                                 self.checker_axis.eq(event.direction)]
+        return m
+
+
+class SetupSweep(wiring.Component):
+    """The setup: from ``start`` (the board holds the position through it) the board a rank a
+    cycle, up and down again (``SETUP_CYCLES``), into ``safety``. ``ready`` from the end of the
+    sweep until the next ``start``, ``busy`` during it."""
 
     def __init__(self):
         super().__init__({
             "start": In(1),
             "planes": In(PLANES),
             "state": In(BoardState),
-            "moves_in": In(stream.Signature(Move)),
-            "moves_out": Out(stream.Signature(Move)),
+            "safety": Out(KingSafety),
             "ready": Out(1),
             "busy": Out(1),
         })
@@ -111,15 +283,16 @@ class LegalityStage(wiring.Component):
         row = Signal(3)
         sweeping = running                  # a start mid-sweep wins: its resets come last below
 
-        # ---- the state the filter needs after the setup, registered at start
+        # ---- the state the sweep (and the filter: ``ep_east``) needs, registered at start
         state = self.state
-        white, ep_valid, ep_square = Signal(1), Signal(1), Signal(6)
-        taken = Signal(6)           # the pawn en passant takes, and the squares it may be taken from
-        takers = [Signal(6, name=f"taker{i}") for i in range(2)]
+        white = Signal(1)
+        en_passant = Signal(EnPassant)
         taken_now = Mux(state.white_to_move, state.ep_square - 8, state.ep_square + 8)[:6]
         with m.If(self.start):
-            m.d.sync += [white.eq(state.white_to_move), ep_valid.eq(state.ep_valid), ep_square.eq(state.ep_square),
-                         taken.eq(taken_now), takers[0].eq(taken_now - 1), takers[1].eq(taken_now + 1)]
+            m.d.sync += [white.eq(state.white_to_move), en_passant.valid.eq(state.ep_valid),
+                         en_passant.square.eq(state.ep_square), en_passant.taken.eq(taken_now),
+                         en_passant.takers[0].eq(taken_now - 1), en_passant.takers[1].eq(taken_now + 1)]
+        taken = en_passant.taken
 
         # ---- the rank under the sweep, read a cycle ahead (the sweep's order is fixed): up from
         # the first rank, then down from the seventh (the turn reads the eighth for both)
@@ -145,27 +318,16 @@ class LegalityStage(wiring.Component):
         kings = ~t0 & t1 & t2
         own_king, opp_king = own & kings, opp & kings
         empty = ~occ | own_king                 # the mover's king off the board
+        swept = Signal(SweptRank)
+        m.d.comb += [swept.occupied.eq(occ), swept.own.eq(own), swept.orth.eq(orth), swept.diag.eq(diag),
+                     swept.knights.eq(knights), swept.pawns.eq(pawns), swept.opp_king.eq(opp_king),
+                     swept.empty.eq(empty)]
 
-        # ---- the opponent's attacks: rays entering this rank from the ranks passed, and the
-        # leapers of the last two ranks; where the sweep turns, the eighth rank starts the way down
-        ray_straight, ray_up, ray_down = (Signal(8, name=n) for n in ("ray_straight", "ray_up", "ray_down"))
-        knights1, knights2, pawns1, king1 = (Signal(8, name=n) for n in ("knights1", "knights2", "pawns1", "king1"))
-        pawns_forward = Mux(down, white, ~white)    # the opponent's pawns attack in the sweep's direction
-        attacks = Signal(8)
-        m.d.comb += attacks.eq(
-            ray_straight | ray_up | ray_down | _around(knights1, 2) | _around(knights2, 1)
-            | Mux(pawns_forward, _around(pawns1, 1), 0) | _around(king1, 1) | king1 | _around(opp_king, 1)
-            | _rook_attacks(~empty, orth))
-        carried = [Mux(turning, 0, ray) for ray in (ray_straight, ray_up, ray_down, knights1)]
-        with m.If(self.start):
-            m.d.sync += [s.eq(0) for s in (ray_straight, ray_up, ray_down, knights1, knights2, pawns1, king1)]
-        with m.Elif(sweeping):
-            m.d.sync += [
-                ray_straight.eq((carried[0] & empty) | orth),
-                ray_up.eq(_up((carried[1] & empty) | diag)),
-                ray_down.eq(_down((carried[2] & empty) | diag)),
-                knights1.eq(knights), knights2.eq(carried[3]), pawns1.eq(pawns), king1.eq(opp_king),
-            ]
+        # ---- the opponent's attacks on the rank under the sweep
+        m.submodules.attack_map = attack_map = AttackMap()
+        m.d.comb += [attack_map.start.eq(self.start), attack_map.sweeping.eq(sweeping), attack_map.down.eq(down),
+                     attack_map.turning.eq(turning), attack_map.white.eq(white), attack_map.rank.eq(swept)]
+        attacks = attack_map.attacks
 
         # ---- the king: found on the way up; the attacked squares on its rank and either side
         found = Signal(1)
@@ -191,15 +353,12 @@ class LegalityStage(wiring.Component):
                 m.d.sync += below.eq(below | attacks)
 
         # ---- the rays from the king, a square a cycle
-        checks = Signal(2)                  # saturates at 2: double check
-        checker, checker_slider, checker_axis = Signal(6), Signal(1), Signal(2)
         pinned = [Signal(7, name=f"pinned{d}") for d in range(8)]       # square, valid
         ep_seen = [Signal(1, name=f"ep_seen{i}") for i in range(2)]
         leaper_other = Signal(1)            # a knight or pawn check other than by the taken pawn
         rank_occ, rank_own, rank_orth = (Signal(8, name=n) for n in ("rank_occ", "rank_own", "rank_orth"))
         with m.If(finding):
             m.d.sync += [rank_occ.eq(occ), rank_own.eq(own), rank_orth.eq(orth)]
-        events = []                         # (check, square, slider, direction)
 
         def ray_file(name, load, first, step, stepping):
             """The file of a diagonal or horizontal ray's square: ``first`` + ``step`` when
@@ -213,40 +372,12 @@ class LegalityStage(wiring.Component):
             return file, valid
 
         def tracker(name, file, valid, rank, vectors, directions, reset):
-            """A ray from the king, a square a cycle while ``valid``: reads (occupied, own,
-            matching slider) at (``file``, ``rank``). Its direction is ``directions[down]``."""
-            stage = Signal(2, name=f"{name}_stage")         # 0 nothing seen, 1 an own piece, 2 done
-            candidate = Signal(6, name=f"{name}_candidate")
-            blocked = Signal(2, name=f"{name}_blocked")     # en passant by taker i: a piece seen
-            square = Cat(file, rank)
-            occupied, mine, slider = (v.bit_select(file, 1) for v in vectors)
-            live = Signal(1, name=f"{name}_live")
-            m.d.comb += live.eq(sweeping & valid)
-            direction = Mux(down, directions[1], directions[0])
-            check = Signal(1, name=f"{name}_check")
-            m.d.comb += check.eq(live & occupied & (stage == 0) & slider)
-            events.append((check, square, 1, direction))
-            with m.If(live & occupied & (stage != 2)):
-                with m.If((stage == 0) & mine):
-                    m.d.sync += [stage.eq(1), candidate.eq(square)]
-                with m.Else():
-                    m.d.sync += stage.eq(2)
-                with m.If((stage == 1) & slider):
-                    with m.Switch(direction):
-                        for d in sorted(set(directions)):
-                            with m.Case(d):
-                                m.d.sync += pinned[d].eq(Cat(candidate, 1))
-            # en passant: both pawns gone, the target square filled
-            gone = square == taken
-            filled = ep_valid & (square == ep_square)
-            for i in range(2):
-                occupied_after = (occupied & ~gone & (square != takers[i])) | filled
-                with m.If(live & ~blocked[i] & occupied_after):
-                    m.d.sync += blocked[i].eq(1)
-                    with m.If(slider & ~filled):
-                        m.d.sync += ep_seen[i].eq(1)
-            with m.If(reset):
-                m.d.sync += [stage.eq(0), blocked.eq(0)]
+            """A ray from the king read at (``file``, ``rank``) in (occupied, own, slider) ``vectors``."""
+            ray = m.submodules[name] = RayTracker(directions)
+            m.d.comb += [ray.sweeping.eq(sweeping), ray.down.eq(down), ray.reset.eq(reset), ray.file.eq(file),
+                         ray.rank.eq(rank), ray.valid.eq(valid), ray.occupied.eq(vectors[0]), ray.own.eq(vectors[1]),
+                         ray.slider.eq(vectors[2]), ray.en_passant.eq(en_passant)]
+            return ray
 
         on_ray = Mux(down, offset < 0, found)      # the ranks beyond the king in the sweep's direction
         rays_reset = self.start | (sweeping & turning)
@@ -256,12 +387,23 @@ class LegalityStage(wiring.Component):
         minus, minus_valid = ray_file("minus", diagonal_load, diagonal_first, -1, sweeping & on_ray)
         east, east_valid = ray_file("east", finding, file_now, 1, sweeping & down)
         west, west_valid = ray_file("west", finding, file_now, -1, sweeping & down)
-        tracker("straight", king_file, on_ray, row, (occ, own, orth), (0, 4), rays_reset)
-        tracker("plus", plus, on_ray & plus_valid, row, (occ, own, diag), (1, 3), rays_reset)
-        tracker("minus", minus, on_ray & minus_valid, row, (occ, own, diag), (7, 5), rays_reset)
         rank_vectors = (rank_occ, rank_own, rank_orth)
-        tracker("east", east, down & east_valid, king_rank, rank_vectors, (2, 2), self.start)
-        tracker("west", west, down & west_valid, king_rank, rank_vectors, (6, 6), self.start)
+        rays = [
+            tracker("straight", king_file, on_ray, row, (occ, own, orth), (0, 4), rays_reset),
+            tracker("plus", plus, on_ray & plus_valid, row, (occ, own, diag), (1, 3), rays_reset),
+            tracker("minus", minus, on_ray & minus_valid, row, (occ, own, diag), (7, 5), rays_reset),
+            tracker("east", east, down & east_valid, king_rank, rank_vectors, (2, 2), self.start),
+            tracker("west", west, down & west_valid, king_rank, rank_vectors, (6, 6), self.start),
+        ]
+        for ray in rays:                    # a pin, kept by direction; en passant seen through, by taker
+            with m.If(ray.pin):
+                with m.Switch(ray.direction):
+                    for d in sorted(set(ray.directions)):
+                        with m.Case(d):
+                            m.d.sync += pinned[d].eq(Cat(ray.candidate, 1))
+        for i in range(2):
+            with m.If(Cat(*[ray.ep_seen[i] for ray in rays]).any()):
+                m.d.sync += ep_seen[i].eq(1)
 
         # ---- knight and pawn checkers, from the turn on (the king's rank is known)
         king_one = Signal(8)
@@ -278,26 +420,22 @@ class LegalityStage(wiring.Component):
         taken_here = Mux(row == taken[3:6], Const(1, 8) << taken[0:3], 0)
         with m.If(leapers & ((knight_hits != 0) | ((pawn_hits & ~taken_here) != 0))):
             m.d.sync += leaper_other.eq(1)
-        several = (hits & (hits - 1)) != 0
-        events.append((hits.any(), Cat(_file_of(hits), row), 0, 0))
 
         # ---- the checks: a saturating count, and the checker of a single check
-        seen = [event[0] for event in events]
-        one, two = Signal(1), Signal(1)     # a checker this cycle, two or more
-        m.d.comb += [one.eq(Cat(*seen).any()),
-                     two.eq(several | Cat(*[a & b for i, a in enumerate(seen) for b in seen[i + 1:]]).any())]
+        m.submodules.checks = counter = CheckCounter(len(rays) + 1)
+        m.d.comb += [counter.start.eq(self.start), counter.several.eq((hits & (hits - 1)) != 0)]
+        for event, ray in zip(counter.events, rays):
+            m.d.comb += [event.seen.eq(ray.check), event.square.eq(ray.square), event.slider.eq(1),
+                         event.direction.eq(ray.direction)]
+        leaper = counter.events[len(rays)]
+        m.d.comb += [leaper.seen.eq(hits.any()), leaper.square.eq(Cat(_file_of(hits), row))]
         with m.If(self.start):
-            m.d.sync += [checks.eq(0), leaper_other.eq(0), ep_seen[0].eq(0), ep_seen[1].eq(0),
+            m.d.sync += [leaper_other.eq(0), ep_seen[0].eq(0), ep_seen[1].eq(0),
                          found.eq(0), below.eq(0), level.eq(0), above.eq(0)]
             m.d.sync += [p.eq(0) for p in pinned]
-        with m.Else():
-            m.d.sync += checks.eq(Mux(two | checks[1] | (one & checks[0]), 2, checks | one))
-            for check, square, slider, direction in reversed(events):
-                with m.If(check):
-                    m.d.sync += [checker.eq(square), checker_slider.eq(slider), checker_axis.eq(direction)]
 
         # ---- the sweep: up from the first rank, back down from the seventh (``row`` above)
-        m.d.comb += self.ready.eq(finished)
+        m.d.comb += [self.ready.eq(finished), self.busy.eq(running)]
         with m.If(self.start):
             m.d.sync += [running.eq(1), finished.eq(0), down.eq(0)]
         with m.Elif(sweeping & turning):
@@ -305,7 +443,37 @@ class LegalityStage(wiring.Component):
         with m.Elif(sweeping & down & (row == 0)):
             m.d.sync += [running.eq(0), finished.eq(1)]
 
-        # ---- the filter: a move in, its verdict registered with it
+        safety = self.safety
+        m.d.comb += [
+            safety.king.eq(king_square), safety.below.eq(below), safety.level.eq(level), safety.above.eq(above),
+            safety.checks.eq(counter.checks), safety.checker.eq(counter.checker),
+            safety.checker_slider.eq(counter.checker_slider), safety.checker_axis.eq(counter.checker_axis),
+            safety.ep_east.eq(en_passant.takers[1]), safety.ep_seen.eq(Cat(*ep_seen)),
+            safety.leaper_other.eq(leaper_other),
+        ]
+        m.d.comb += [safety.pinned[d].as_value().eq(pinned[d]) for d in range(8)]
+        return m
+
+
+class MoveFilter(wiring.Component):
+    """A move in, passed or dropped by ``safety`` in the cycle it arrives, out the next cycle.
+    Moves are taken while ``judging`` (the setup is done); ``start`` drops a held move."""
+
+    def __init__(self):
+        super().__init__({
+            "start": In(1),
+            "judging": In(1),
+            "safety": In(KingSafety),
+            "moves_in": In(stream.Signature(Move)),
+            "moves_out": Out(stream.Signature(Move)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        safety = self.safety
+        king_square, checks, checker = safety.king, safety.checks, safety.checker
+        king_rank = king_square[3:6]
+        below, level, above = safety.below, safety.level, safety.above
         move = self.moves_in.payload
         is_king = move.frm == king_square
         to_rank = move.to[3:6]
@@ -316,22 +484,52 @@ class LegalityStage(wiring.Component):
         lines = Array(_on_line(king_square, move.to, axis) for axis in range(4))
         pin_ok = 1
         for d in range(8):
-            pin_ok = pin_ok & ~(pinned[d][6] & (move.frm == pinned[d][0:6]) & ~lines[d % 4])
+            pin_ok = pin_ok & ~(safety.pinned[d].valid & (move.frm == safety.pinned[d].square) & ~lines[d % 4])
         beyond = Mux(checker > king_square, (king_square < move.to) & (move.to <= checker),
                      (checker <= move.to) & (move.to < king_square))
-        check_ok = (move.to == checker) | (checker_slider & lines[checker_axis] & beyond)
-        ep_ok = Mux(move.frm == takers[1], ~ep_seen[1], ~ep_seen[0]) & ~leaper_other
+        check_ok = (move.to == checker) | (safety.checker_slider & lines[safety.checker_axis] & beyond)
+        ep_ok = Mux(move.frm == safety.ep_east, ~safety.ep_seen[1], ~safety.ep_seen[0]) & ~safety.leaper_other
         other_ok = (checks != 2) & pin_ok & ((checks == 0) | check_ok)
         keep = Mux(is_king, king_ok, Mux(move.en_passant, ep_ok, other_ok))
 
         out = self.moves_out
         taking = self.moves_in.valid & self.moves_in.ready
-        m.d.comb += self.moves_in.ready.eq(finished & (~out.valid | out.ready))
+        m.d.comb += self.moves_in.ready.eq(self.judging & (~out.valid | out.ready))
         with m.If(taking):
             m.d.sync += [out.valid.eq(keep), out.payload.eq(move)]
         with m.Elif(out.ready):
             m.d.sync += out.valid.eq(0)
         with m.If(self.start):
             m.d.sync += out.valid.eq(0)
-        m.d.comb += self.busy.eq(out.valid | running)
+        return m
+
+
+class LegalityStage(wiring.Component):
+    """``start`` in the cycle a position starts (the board holds it, and keeps it through the
+    setup); ``moves_in`` from the core, ``moves_out`` the legal ones. ``ready`` from the end
+    of the setup until the next ``start``; ``busy`` during the setup and while a move is held.
+    The setup sweep (:class:`SetupSweep`) hands the per-move filter (:class:`MoveFilter`) what it
+    found about the mover's king (:data:`KingSafety`)."""
+
+    def __init__(self):
+        super().__init__({
+            "start": In(1),
+            "planes": In(PLANES),
+            "state": In(BoardState),
+            "moves_in": In(stream.Signature(Move)),
+            "moves_out": Out(stream.Signature(Move)),
+            "ready": Out(1),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.setup = setup = SetupSweep()
+        m.submodules.filter = move_filter = MoveFilter()
+        m.d.comb += [setup.start.eq(self.start), setup.planes.eq(self.planes), setup.state.eq(self.state),
+                     move_filter.start.eq(self.start), move_filter.judging.eq(setup.ready),
+                     move_filter.safety.eq(setup.safety),
+                     self.ready.eq(setup.ready), self.busy.eq(move_filter.moves_out.valid | setup.busy)]
+        wiring.connect(m, wiring.flipped(self.moves_in), move_filter.moves_in)
+        wiring.connect(m, move_filter.moves_out, wiring.flipped(self.moves_out))
         return m

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import chess
 
-from ..tables.contracts import core_contract
 from .model import echo_fen
 from .toolchain import ToolMissing, tool
 
@@ -178,9 +177,8 @@ def build_harness(name, core, core_class=None):
     from ..rtl.formal import GENERATOR_PROPERTIES, harness
     if name not in GENERATOR_PROPERTIES:
         return harness(name, core)
-    bound = core_contract(core).cycle_terms()      # sim.model.cycle_bound's terms
     options = {"positions": cover_positions()} if name == "cover" else {}
-    return harness(name, core, bound=bound, core_class=core_class, **options)
+    return harness(name, core, core_class=core_class, **options)
 
 
 def run_property(name, core="walker", depth=None, workdir=None, core_class=None, timeout=None, engine=None):

@@ -64,12 +64,6 @@ class CoreContract:
     latency: int = None
     empty: int = None
 
-    def cycle_terms(self):
-        """The bound's terms by name (the formal bound checks take the same figures)."""
-        if self.latency is None:
-            return {"fixed": self.fixed, "per_promotion": self.per_promotion}
-        return {"latency": self.latency, "empty": self.empty}
-
 
 CORE_CONTRACTS = {
     # one cycle to sample start, one to read the first head, one to present it, one per table

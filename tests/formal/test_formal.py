@@ -185,7 +185,7 @@ class PromotionBlindFlag(CheckFlag):
 
 
 def test_a_wrong_check_flag_is_caught(monkeypatch, tmp_path):
-    import hwmovegen.rtl.formal as formal_module
-    monkeypatch.setattr(formal_module, "CheckFlag", PromotionBlindFlag)
+    import hwmovegen.rtl.formal.order as order_harness
+    monkeypatch.setattr(order_harness, "CheckFlag", PromotionBlindFlag)
     result = run_property("check", "walker", 1, workdir=tmp_path)
     assert result.status == "fail" and result.failed == ["the check flag is exact"]
