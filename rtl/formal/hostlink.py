@@ -15,8 +15,8 @@ class HostLinkHarness(Harness):
 
     The UART is bypassed: ``rx`` is the receiver's byte stream, a byte in any cycle, so
     that the depth goes to frames rather than bit times (the UART has its own tests). The
-    generator's side (``start_ready``, ``generating``, ``moves``, counters, the perft
-    array's ``perft_busy``) is free. The trace has three phases:
+    generator's side (``generator``: ``start_ready``, ``busy``, ``moves``, counters; the perft
+    array's ``perft.busy``) is free. The trace has three phases:
 
     1. any bytes on ``rx`` (``AnySeq``), for as long as the solver likes; then
     2. the host goes quiet and waits until it has seen ``QUIET`` cycles with no byte either
@@ -46,13 +46,13 @@ class HostLinkHarness(Harness):
         m.d.comb += go.eq(AnySeq(1))
         quiet_phase = phase != 0
         m.d.comb += [
-            link.start_ready.eq(Mux(quiet_phase, 1, AnySeq(1))),
-            link.generating.eq(Mux(quiet_phase, 0, AnySeq(1))),
-            link.moves.valid.eq(Mux(quiet_phase, 0, AnySeq(1))),
-            link.moves.payload.eq(AnySeq(len(link.moves.payload.as_value()))),
-            link.counters.eq(AnySeq(len(link.counters.as_value()))),
-            link.perft_busy.eq(Mux(quiet_phase, 0, AnySeq(1))),
-            link.perft_counters.eq(AnySeq(len(link.perft_counters.as_value()))),
+            link.generator.start_ready.eq(Mux(quiet_phase, 1, AnySeq(1))),
+            link.generator.busy.eq(Mux(quiet_phase, 0, AnySeq(1))),
+            link.generator.moves.valid.eq(Mux(quiet_phase, 0, AnySeq(1))),
+            link.generator.moves.payload.eq(AnySeq(len(link.generator.moves.payload.as_value()))),
+            link.generator.counters.eq(AnySeq(len(link.generator.counters.as_value()))),
+            link.perft.busy.eq(Mux(quiet_phase, 0, AnySeq(1))),
+            link.perft.counters.eq(AnySeq(len(link.perft.counters.as_value()))),
             link.tx.ready.eq(Mux(quiet_phase, 1, AnySeq(1))),
         ]
         ping = list(bytes([SYNC, FrameType.PING, 0, crc8([FrameType.PING, 0])]))
