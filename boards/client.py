@@ -194,8 +194,7 @@ class SimulatedDevBoard:
         from amaranth.sim import Simulator
         from ..rtl.hostlink import HostLinkTop
 
-        self.top = HostLinkTop(divisor, idle_timeout, config.layout, config.core, config.legal, config.perft_engines,
-                               count_leaves=config.count_leaves, order=bool(config.order))
+        self.top = HostLinkTop(divisor, idle_timeout, config)
         self.divisor = divisor
         self.cycles_per_second = cycles_per_second
         self.to_send = bytearray()

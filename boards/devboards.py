@@ -75,10 +75,7 @@ class DevBoardTop(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
-        config = self.config
-        link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, config.layout, config.core,
-                                     config.legal, perft_engines=config.perft_engines,
-                                     count_leaves=config.count_leaves, order=bool(config.order))
+        link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, self.config)
         m.submodules.link = link
         # every subsignal raw (the ULX3S's UART also has RTS/DTR), buffered here
         subsignals = platform.lookup("uart", 0).ios

@@ -11,6 +11,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from ..tables.contracts import SELECTABLE, GeneratorConfig
 from .board import LoadSignature
 from .movegen import MoveGenerator, control_signature
 from .perft import PerftArray, PerftControlSignature
@@ -411,50 +412,43 @@ class HostLink(wiring.Component):
 
 
 class HostLinkTop(wiring.Component):
-    """UART pins -> host link -> move generator (with the legality stage if ``legal``, the
-    ordering stage if ``order``), and a perft array of ``perft_engines`` engines beside it (none
-    if 0), counting the last ply with the leaf counter if ``count_leaves``."""
+    """UART pins -> host link -> the move generator ``config`` names (a
+    :class:`~hwmovegen.tables.contracts.GeneratorConfig`: with the legality stage if ``legal``,
+    the ordering stage, its order chosen per request, if ``order``), and a perft array of
+    ``perft_engines`` engines beside it (none if 0), counting the last ply with the leaf counter
+    if ``count_leaves``."""
 
     rx: In(1, init=1)
     tx: Out(1)
     busy: Out(1)
 
-    def __init__(self, divisor, idle_timeout, layout="dense", core="walker", legal=False, perft_engines=0,
-                 count_leaves=True, order=False):
+    def __init__(self, divisor, idle_timeout, config=GeneratorConfig()):
         self.divisor = divisor
         self.idle_timeout = idle_timeout
-        self.layout = layout
-        self.core = core
-        self.legal = legal
-        self.order = order
-        self.perft_engines = perft_engines
-        self.count_leaves = count_leaves
+        self.config = config.replace(order=config.order and SELECTABLE, max_plies=PERFT_MAX_DEPTH)
         super().__init__()
 
     @classmethod
-    def for_clock(cls, clock_hz, baud, layout="dense", core="walker", legal=False, idle_timeout_s=0.005,
-                  perft_engines=0, count_leaves=True, order=False):
+    def for_clock(cls, clock_hz, baud, config=GeneratorConfig(), idle_timeout_s=0.005):
         """A top for a real clock: the divisor from the baud rate, a 5 ms idle timeout."""
         divisor = round(clock_hz / baud)
-        return cls(divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s)), layout, core, legal,
-                   perft_engines, count_leaves, order)
+        return cls(divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s)), config)
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.receiver = receiver = UARTReceiver(self.divisor)
         m.submodules.transmitter = transmitter = UARTTransmitter(self.divisor)
-        m.submodules.link = link = HostLink(LAYOUT_IDS[self.layout], CORE_IDS[self.core], self.idle_timeout,
-                                            legality=self.legal, perft_engines=self.perft_engines,
-                                            ordering=self.order)
-        m.submodules.generator = generator = MoveGenerator(self.layout, self.core, legal=self.legal,
-                                                           order=bool(self.order))
+        config = self.config
+        m.submodules.link = link = HostLink(LAYOUT_IDS[config.layout], CORE_IDS[config.core], self.idle_timeout,
+                                            legality=config.legal, perft_engines=config.perft_engines,
+                                            ordering=bool(config.order))
+        m.submodules.generator = generator = MoveGenerator.from_config(config)
         m.d.comb += [receiver.rx.eq(self.rx), self.tx.eq(transmitter.tx), self.busy.eq(link.busy)]
         wiring.connect(m, receiver.bytes, link.rx)
         wiring.connect(m, link.tx, transmitter.bytes)
         wiring.connect(m, link.generator, generator.control)
-        if self.perft_engines:
-            m.submodules.perft = perft = PerftArray(self.layout, self.core, engines=self.perft_engines,
-                                                    max_depth=PERFT_MAX_DEPTH, count_leaves=self.count_leaves)
+        if config.perft_engines:
+            m.submodules.perft = perft = PerftArray.from_config(config)
             wiring.connect(m, link.load, generator.load, perft.load)
             wiring.connect(m, link.perft, perft.control)
         else:

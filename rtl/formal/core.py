@@ -84,7 +84,8 @@ class GeneratorHarness(Harness):
     ``core_class`` replaces the core (a copy with an injected bug, in the tests). The
     termination bound's terms are the core's contract's (:mod:`hwmovegen.tables.contracts`:
     ``fixed`` and ``per_promotion`` for a core that walks table nodes, ``latency`` and ``empty``
-    for one that streams a move a cycle), those of :func:`hwmovegen.sim.model.cycle_bound`. ``positions``: the board is one of these (packed planes, packed
+    for one that streams a move a cycle), those of :func:`hwmovegen.sim.model.cycle_bound`.
+    ``positions``: the board is one of these (packed planes, packed
     state), for the covers.
     """
 
