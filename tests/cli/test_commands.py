@@ -106,14 +106,12 @@ def test_the_echoed_fen_is_the_position_the_hardware_saw(capsys, tmp_path):
 
 
 def test_perft_in_hardware(capsys):
-    # the command's output at depth 2; deeper trees on this array: tests/sim/test_hwperft.py (kiwipete to
-    # depth 3, the suite to depths 3 and 4) and the README's example (depth 4)
-    code, out, err = run(capsys, "perft", "--in-hardware", "--fen", KIWIPETE, "--depth", "2", "--engines", "3",
+    code, out, err = run(capsys, "perft", "--in-hardware", "--fen", KIWIPETE, "--depth", "3", "--engines", "3",
                          "--fmax", "50", "--json")
     result = json.loads(out)
-    assert code == 0 and result["nodes"] == 2039 and result["in_hardware"] and result["engines"] == 3
+    assert code == 0 and result["nodes"] == 97862 and result["in_hardware"] and result["engines"] == 3
     assert result["cycles"] == result["counters"]["cycles"] > 0 and err == ""
-    assert result["projected_nodes_per_s"] == round(2039 * 50e6 / result["cycles"])
+    assert result["projected_nodes_per_s"] == round(97862 * 50e6 / result["cycles"])
     code, out, err = run(capsys, "perft", "--in-hardware", "--fen", KIWIPETE, "--depth", "2", "--divide",
                          "--engines", "3")
     lines = out.strip().splitlines()
