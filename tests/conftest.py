@@ -31,3 +31,21 @@ def suite():
 @pytest.fixture(scope="session")
 def random_1000():
     return random_boards(1000, seed=2026)
+
+
+@pytest.fixture(scope="session")
+def perft_array():
+    """``perft_array(engines=1, count_leaves=True)``: a prepared CXXRTL perft array, one per
+    configuration for the whole run. Preparing one elaborates the PerftArray to find its model in
+    the cache (10 to 40 s a configuration, the compile aside), so the tests share them."""
+    from hwmovegen.sim.hwperft import HardwarePerft
+    from hwmovegen.tables.contracts import GeneratorConfig
+    arrays = {}
+
+    def get(engines=1, count_leaves=True):
+        if (engines, count_leaves) not in arrays:
+            array = HardwarePerft("cxxrtl", GeneratorConfig(perft_engines=engines, count_leaves=count_leaves))
+            array.prepare()
+            arrays[engines, count_leaves] = array
+        return arrays[engines, count_leaves]
+    return get

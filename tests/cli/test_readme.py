@@ -1,6 +1,10 @@
 """The README's examples are true: every ```sh block after a ``<!-- readme-check -->`` marker is
 run, and each command's output must equal the lines that follow it in the block.
 
+The blocks run two at a time (each block's commands in order): the commands are separate processes,
+most of them single-threaded, so the second core would otherwise sit idle; no two blocks write the
+same file.
+
 Regenerate the blocks after a change that alters the output (then read the diff):
 
     HWMOVEGEN_UPDATE_README=1 pytest tests/cli/test_readme.py
@@ -10,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 README = Path(__file__).parents[2] / "README.md"
@@ -34,16 +39,22 @@ def run(command):
     return done.stdout.rstrip("\n").splitlines()
 
 
+def run_block(block):
+    """(command, expected, got) for every command of a block, run in order."""
+    return [(command, expected, run(command)) for command, expected in commands(block)]
+
+
 def test_readme_examples_print_what_the_readme_says():
     text = README.read_text()
     blocks = BLOCK.findall(text)
     assert len(blocks) >= 6, "the README's checked examples went missing"
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(run_block, [block for _, block, _ in blocks]))
     failures = []
     updated = text
-    for opening, block, closing in blocks:
+    for (opening, block, closing), outcome in zip(blocks, outcomes):
         new_block = ""
-        for command, expected in commands(block):
-            got = run(command)
+        for command, expected, got in outcome:
             if got != expected:
                 failures.append(f"$ {command}\n  README: {expected}\n  now:    {got}")
             new_block += "$ " + command + "\n" + "".join(line + "\n" for line in got)

@@ -67,10 +67,11 @@ def test_perft_without_the_leaf_counter(fen, depth, nodes):
     assert result["restored"] == result["makes"] > 0
 
 
+# Deeper trees on three engines (position 3 to depth 4 among them, 43,238 nodes: 84 s in pysim) are
+# tests/sim/test_hwperft.py's, compiled: every suite position under 60,000 nodes at depth 4.
 @pytest.mark.parametrize("fen, depth, nodes", [
     (chess.STARTING_FEN, 1, 20),            # below the split ply: one task, the root
     (chess.STARTING_FEN, 3, 8902),          # the split ply is the last: its tasks are counted
-    ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, 43238),
 ])
 def test_engines_share_the_tree(fen, depth, nodes):
     result = perft_in_pysim(fen, depth, engines=3)

@@ -58,9 +58,9 @@ def test_compare_equals_one_process(session):
     assert sum(w["cycles"] for w in report["per_worker"]) == alone.cycles
 
 
-def test_hardware_perft_equals_one_process(session):
+def test_hardware_perft_equals_one_process(session, perft_array):
     board = chess.Board(POSITION3)
-    array = HardwarePerft("cxxrtl")
+    array = perft_array()
     alone = array.perft(board, 4)
     generator = get_backend("cxxrtl", GeneratorConfig(legal=True))
     root = [move.to_chess() for move in generator.generate(board).moves]
@@ -75,11 +75,11 @@ def test_hardware_perft_equals_one_process(session):
 
 
 @pytest.mark.parametrize("count_leaves", [True, False])
-def test_the_workers_walk_the_clients_array(session, count_leaves):
+def test_the_workers_walk_the_clients_array(session, count_leaves, perft_array):
     """Split at the root's moves, the workers walk what one process's divide walks: every
     counter equal, the leaf counter's among them (none in the engine that streams the last ply)."""
     board = chess.Board(KIWIPETE)
-    array = HardwarePerft("cxxrtl", GeneratorConfig(perft_engines=1, count_leaves=count_leaves))
+    array = perft_array(count_leaves=count_leaves)
     root = [move.to_chess() for move in get_backend("cxxrtl", GeneratorConfig(legal=True)).generate(board).moves]
     alone = array.divide(board, 3, root)
     run, report = session.hardware_perft(array, board, 3, ply=1, divide=True)
@@ -130,7 +130,7 @@ def test_a_worker_with_other_sources_is_refused(session, monkeypatch):
         session.gather([(cluster._perft_task, (chess.STARTING_FEN, 1, "model", "dense", "walker", False))])
 
 
-def test_a_killed_worker_is_replaced_and_the_count_stays_exact(session):
+def test_a_killed_worker_is_replaced_and_the_count_stays_exact(session, perft_array):
     """A worker killed (SIGKILL) with tasks in flight: the scheduler runs them again elsewhere."""
     pids = session.client.run(os.getpid)
     killed = []
@@ -143,7 +143,7 @@ def test_a_killed_worker_is_replaced_and_the_count_stays_exact(session):
             killed.append(busy[0])
             os.kill(pids[busy[0]], signal.SIGKILL)
 
-    run, report = session.hardware_perft(HardwarePerft("cxxrtl"), chess.Board(POSITION3), 5,
+    run, report = session.hardware_perft(perft_array(), chess.Board(POSITION3), 5,
                                          progress=kill_a_busy_worker)
     assert killed and run.nodes == POSITION3_DEPTH5
     assert report["split_ply"] == 2 and sum(w["tasks"] for w in report["per_worker"]) == report["tasks"] == 191

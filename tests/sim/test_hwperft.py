@@ -7,24 +7,19 @@ import chess
 import pytest
 
 from hwmovegen.sim.epd import bundled_suites
-from hwmovegen.sim.hwperft import HardwarePerft, projected_nodes_per_second
-from hwmovegen.tables.contracts import GeneratorConfig
+from hwmovegen.sim.hwperft import projected_nodes_per_second
 
 from ..helpers import KIWIPETE
 
 
 @pytest.fixture(scope="module")
-def three_engines():
-    array = HardwarePerft("cxxrtl", GeneratorConfig(perft_engines=3))
-    array.prepare()
-    return array
+def three_engines(perft_array):
+    return perft_array(engines=3)
 
 
 @pytest.fixture(scope="module")
-def streamed():
-    array = HardwarePerft("cxxrtl", GeneratorConfig(perft_engines=1, count_leaves=False))
-    array.prepare()
-    return array
+def streamed(perft_array):
+    return perft_array(engines=1, count_leaves=False)
 
 
 def test_every_suite_position_to_depth_3(three_engines):
