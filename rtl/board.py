@@ -102,6 +102,7 @@ class BoardView:
     def __init__(self, planes, state):
         self.planes, self.state = planes, state
         p0, p1, p2, black = planes[0], planes[1], planes[2], planes[3]
+        self.types = Cat(p0, p1, p2)       # the three type planes, plane k at bits 64k..64k+63
         self.occupied = p0 | p1 | p2
         self.black = black
         white = state.white_to_move

@@ -34,6 +34,7 @@ from amaranth.lib.wiring import In, Out
 from ..tables import TableKind, castle_right_for, rays
 from ..tables.contracts import core_contract
 from ..tables.slots import DIRECTIONS, KIND_SLOTS, SLOTS, RayType, direction_step, slot_rays
+from .board import BoardView
 from .core import CoreSignature
 from .feeder import PieceFeeder
 from .fifo import RECORDS, FifoWriteSignature, PositionEntry, PromotionFifo
@@ -503,8 +504,8 @@ class FastCore(wiring.Component):
         m.submodules.tracker = tracker = PositionTracker()
 
         # ---- start: copy the board (the next position may be loaded at once) and find the movers
-        occupied = planes[0] | planes[1] | planes[2]
-        own = occupied & Mux(state.white_to_move, ~planes[3], planes[3])
+        view = BoardView(planes, state)
+        occupied, own = view.occupied, view.own
         # the piece types (three planes), the occupied and own squares: the colour plane is not kept
         snap_types, snap_state = Signal(data.ArrayLayout(64, 3)), Signal(BoardState)
         snap_occupied, snap_own, snap_capturable = Signal(64), Signal(64), Signal(64)
@@ -521,7 +522,7 @@ class FastCore(wiring.Component):
                      movers.capturable.eq(snap_capturable),
                      self.start_ready.eq(start_ready)]
         with m.If(starting):
-            m.d.sync += [snap_types.eq(Cat(planes[0], planes[1], planes[2])), snap_state.eq(state),
+            m.d.sync += [snap_types.eq(view.types), snap_state.eq(state),
                          snap_occupied.eq(occupied),
                          snap_capturable.eq((occupied & ~own) | Mux(state.ep_valid, Const(1, 64) << state.ep_square, 0)),
                          snap_own.eq(own)]

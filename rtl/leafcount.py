@@ -40,7 +40,7 @@ from amaranth.lib.wiring import In, Out
 from ..tables import rights_kept
 from ..tables.lines import KING_STEPS, KNIGHT_STEPS, axis, is_diagonal, opposite, square_mask
 from .bitboards import at_least_two, flip_ranks, orient, popcount, shifted, slide, spread, wire
-from .board import BoardRAM, LoadSignature
+from .board import BoardRAM, BoardView, LoadSignature
 from .core import PLANES
 from .types import BoardState, Move
 
@@ -149,8 +149,8 @@ class LeafCounter(wiring.Component):
         flip = state.white_to_move ^ null       # white moved (or, null, is to move): mirror, swap colours
         for k in range(3):
             f.reg(f"type{k}", Mux(flip, flip_ranks(planes[k]), planes[k]))
-        occupied = planes[0] | planes[1] | planes[2]
-        f.reg("mover", Mux(flip, flip_ranks(occupied & ~planes[3]), planes[3]))
+        view = BoardView(planes, state)
+        f.reg("mover", Mux(flip, flip_ranks(view.occupied & ~view.black), view.black))
         frm = wire(m, move.frm ^ Mux(flip, 56, 0), "make_from")
         to = wire(m, move.to ^ Mux(flip, 56, 0), "make_to")
         f_one = wire(m, Mux(null, 0, Const(1, 64) << frm), "make_from_one")

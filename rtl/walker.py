@@ -43,6 +43,7 @@ from ..tables import NodeKind
 from ..tables.contracts import core_contract
 from .core import CoreSignature
 from .counters import PerfCounters
+from .board import BoardView
 from .decode import NodeDecoder
 from .feeder import PieceFeeder, PieceSignature
 from .fifo import FifoEntry, FifoWriteSignature, PromotionFifo
@@ -108,13 +109,13 @@ class Walker(wiring.Component):
 
         # Per-position square masks, latched at start (the board does not change while
         # busy), so each test below is one 64:1 mux of a register.
-        planes, state = self.planes, self.state
-        occupied = planes[0] | planes[1] | planes[2]
+        view = BoardView(self.planes, self.state)
+        state = self.state
         empty_mask, opponent_mask, capturable_mask = (Signal(64, reset_less=True) for _ in range(3))
-        opponents = occupied & Mux(state.white_to_move, planes[3], ~planes[3])
+        opponents = view.opponent
         ep_mask = Mux(state.ep_valid, Const(1, 64) << state.ep_square, 0)
         with m.If(starting):
-            m.d.sync += [empty_mask.eq(~occupied), opponent_mask.eq(opponents),
+            m.d.sync += [empty_mask.eq(view.empty), opponent_mask.eq(opponents),
                          capturable_mask.eq(opponents | ep_mask)]
         empty = empty_mask.bit_select(node.to, 1)
         opponent = opponent_mask.bit_select(node.to, 1)
@@ -206,7 +207,8 @@ class WalkerCore(wiring.Component):
         m.submodules.perf = counters = PerfCounters()
         starting = ~walker.busy & self.start
         planes, state = self.planes, self.state
-        own = (planes[0] | planes[1] | planes[2]) & Mux(state.white_to_move, ~planes[3], planes[3])
+        view = BoardView(planes, state)
+        own = view.own
         rom = self.rom
         m.d.comb += [
             walker.start.eq(self.start),
@@ -214,7 +216,7 @@ class WalkerCore(wiring.Component):
             self.busy.eq(walker.busy), self.done.eq(walker.done), self.start_ready.eq(~walker.busy),
             # feeder
             feeder.start.eq(starting), feeder.run.eq(walker.busy), feeder.pieces.eq(own),
-            feeder.types.eq(Cat(planes[0], planes[1], planes[2])), feeder.white_to_move.eq(state.white_to_move),
+            feeder.types.eq(view.types), feeder.white_to_move.eq(state.white_to_move),
             rom.head_index.eq(feeder.rom_index), rom.head_en.eq(feeder.rom_en),
             feeder.rom_data.eq(rom.head_addr),
             # node ROM
