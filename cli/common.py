@@ -16,7 +16,8 @@ from .validate import MAX_LOCAL_WORKERS, CliError, cluster_spec, positive_float,
 
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
            "add_positions", "add_ready", "positive_int", "positive_float", "probability", "positions", "log",
-           "progress", "print_rows", "print_table", "config", "backend", "add_cluster", "cluster_session", "cluster_rows"]
+           "progress", "print_rows", "print_table", "config", "backend", "add_cluster", "cluster_session",
+           "cluster_rows"]
 
 
 class FlowError(Exception):

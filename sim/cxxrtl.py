@@ -452,9 +452,6 @@ class CxxrtlPerft:
 
     def __init__(self, config, log=None):
         self.config = config
-        self.layout, self.core, self.engines, self.max_depth = (config.layout, config.core, config.perft_engines,
-                                                                config.max_plies)
-        self.count_leaves = config.count_leaves
         self.log = log
         self._lib = self._handle = None
 

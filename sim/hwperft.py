@@ -107,9 +107,9 @@ class HardwarePerft:
         else:
             raise KeyError(f"perft in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
         self.name, self.config = backend, config
-        self.layout, self.core, self.engines, self.max_depth = (config.layout, config.core, config.perft_engines,
-                                                                config.max_plies)
-        self.count_leaves = config.count_leaves
+
+    engines = property(lambda self: self.config.perft_engines)
+    max_depth = property(lambda self: self.config.max_plies)
 
     @property
     def settings(self):

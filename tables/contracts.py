@@ -126,9 +126,3 @@ class GeneratorConfig:
 
     def replace(self, **changes):
         return replace(self, **changes)
-
-    @property
-    def name(self):
-        """A short name: ``fast-dense+legal+mvv-lva``."""
-        return "-".join((self.core, self.layout)) + "".join(
-            "+" + part for part in (("legal" if self.legal else None), self.order) if part)

@@ -81,7 +81,7 @@ def test_the_registry_the_protocol_and_the_orders_follow_the_contracts():
 
 
 def test_a_configuration_refuses_what_does_not_exist():
-    assert GeneratorConfig(core="fast", legal=True, order="mvv-lva").name == "fast-dense+legal+mvv-lva"
+    assert GeneratorConfig(core="fast", legal=True, order="mvv-lva").contract is CORE_CONTRACTS["fast"]
     for bad in ({"core": "slow"}, {"layout": "sparse"}, {"order": "random"}, {"max_plies": MAX_PLIES + 1},
                 {"perft_engines": -1}):
         with pytest.raises(ValueError, match="unknown|outside|below"):
