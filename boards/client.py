@@ -17,9 +17,9 @@ from ..rtl.protocol import (FrameType, ErrorCode, ERROR_MEANINGS, PROTOCOL_VERSI
                             FrameDecoder, frame, generate_payload, perft_payload)
 from ..rtl.order import order_named
 from ..rtl.types import PerftReply, Pong, unpack
-from ..sim.toolchain import ToolMissing
+from ..sim.harness.toolchain import ToolMissing
 from ..tables.contracts import GeneratorConfig
-from ..sim.wire import counters_from_word, move_from_word, position_bytes
+from ..sim.harness.wire import counters_from_word, move_from_word, position_bytes
 
 __all__ = ["LinkError", "DeviceError", "NotAPort", "BoardInfo", "HostClient", "SerialTransport",
            "SimulatedDevBoard"]

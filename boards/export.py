@@ -14,7 +14,7 @@ from pathlib import Path
 from ..tables.contracts import GeneratorConfig
 from ..rtl import MoveGenerator
 from ..rtl.ports import CLOCK, GENERATOR_NOTES, PERFT_NOTES, RESET, describe
-from ..sim.toolchain import ToolMissing
+from ..sim.harness.toolchain import ToolMissing
 from .synth import BadRequest, check_out_dir
 
 __all__ = ["FORMATS", "design", "title", "check_name", "export", "port_table", "port_json", "instance_template"]

@@ -30,7 +30,7 @@ from amaranth.lib import io, wiring
 
 from ..rtl import MoveGenerator, generator_roms
 from ..tables.contracts import SELECTABLE, GeneratorConfig
-from ..sim.toolchain import UnusablePath, cache_dir, check_output, tool
+from ..sim.harness.toolchain import UnusablePath, cache_dir, check_output, tool
 from .targets import get_target
 
 __all__ = ["SynthError", "BadRequest", "DoesNotFit", "CoreHarness", "synth", "rated_synth", "saved_report",
@@ -348,9 +348,9 @@ RATE_ORDER = "mvv-lva"
 def _stream_rate(config):
     """The core's moves/cycle over the standard batch, from the compiled model (None without g++);
     with an ``order``, the ordered stream's in ``RATE_ORDER``."""
-    from ..sim.bench import stream_rate
+    from ..sim.drivers.bench import stream_rate
     from ..sim.cxxrtl import CxxrtlBackend
-    from ..sim.toolchain import cxx_compiler
+    from ..sim.harness.toolchain import cxx_compiler
     if not cxx_compiler():
         return None
     return stream_rate(CxxrtlBackend(config.replace(order=RATE_ORDER if config.order else None)))
@@ -363,8 +363,8 @@ RATE_PERFT = ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4)
 def _perft_rate(config):
     """The array's perft nodes/cycle (start position, depth 4), from the compiled model."""
     import chess
-    from ..sim.hwperft import HardwarePerft
-    from ..sim.toolchain import cxx_compiler
+    from ..sim.drivers.hwperft import HardwarePerft
+    from ..sim.harness.toolchain import cxx_compiler
     if not cxx_compiler():
         return None
     fen, depth = RATE_PERFT

@@ -4,7 +4,7 @@ import sys
 from importlib import metadata
 
 from ..sim.model import PositionError
-from ..sim.toolchain import UnusablePath, cache_dir
+from ..sim.harness.toolchain import UnusablePath, cache_dir
 from . import export, formal, fpga, generate, report, tables, verify
 from .common import CliError, FlowError, Parser
 

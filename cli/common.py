@@ -8,7 +8,7 @@ import chess
 
 from ..rtl import CORES
 from ..sim.backends import BACKENDS, DEFAULT_BACKEND
-from ..sim.epd import EpdRecord, read_epd_files
+from ..sim.model.epd import EpdRecord, read_epd_files
 from ..sim.model import echo_fen, parse_fen
 from ..tables import LAYOUTS
 from ..tables.contracts import GeneratorConfig
@@ -170,9 +170,9 @@ def add_cluster(parser):
 
 @contextlib.contextmanager
 def cluster_session(args):
-    """The Dask session of ``--cluster`` (sim/cluster.py, imported only here); its
+    """The Dask session of ``--cluster`` (sim/drivers/cluster.py, imported only here); its
     problems as one line: no Dask or no scheduler exits 2, a task that cannot finish 1."""
-    from ..sim import cluster
+    from ..sim.drivers import cluster
     try:
         with cluster.Session(args.cluster, log=log(args)) as session:
             yield session

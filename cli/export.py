@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ..boards.export import FORMATS, export, title
 from ..boards.synth import BadRequest
-from ..sim.toolchain import ToolMissing
+from ..sim.harness.toolchain import ToolMissing
 from .common import CliError, add_core, add_json, add_layout, config, print_rows
 from .validate import MAX_ENGINES, add_force, check_engines, output_dir, whole
 

@@ -8,7 +8,7 @@ from ..boards.devboards import DEV_BOARDS, build_bitstream
 from ..boards.synth import RATE_ORDER, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
 from ..sim.model import Position, generate
-from ..sim.toolchain import ToolMissing
+from ..sim.harness.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_positions,
                      config, positions, print_rows)
 from ..tables.contracts import MAX_PLIES, SELECTABLE
@@ -211,7 +211,7 @@ def _board(args):
 
 def _board_perft(args, client, records):
     """Perft of every position walked on the board, checked against python-chess."""
-    from ..sim.bench import python_chess_perft
+    from ..sim.drivers.bench import python_chess_perft
     failures = 0
     for record in records:
         position = Position.from_board(record.board, check=False)

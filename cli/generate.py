@@ -8,9 +8,9 @@ import chess
 
 from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
-from ..sim.hwperft import HardwarePerft, projected_nodes_per_second
+from ..sim.drivers.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
-from ..sim.perft import divide
+from ..sim.model.perft import divide
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
                      add_order, add_positions, backend, cluster_rows, cluster_session, config, log, positions,
                      progress)

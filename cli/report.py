@@ -7,10 +7,10 @@ from pathlib import Path
 from ..boards.synth import BadRequest, DoesNotFit, SynthError, rated_synth, saved_report
 from ..boards.targets import TARGETS
 from ..rtl import CORES
-from ..sim.bench import RATE_POSITIONS
+from ..sim.drivers.bench import RATE_POSITIONS
 from ..sim.model import Position, echo_fen, generate
-from ..sim.positions import random_boards
-from ..sim.toolchain import ToolMissing
+from ..sim.model.positions import random_boards
+from ..sim.harness.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_positions,
                      add_ready, backend, config, log, positions, print_rows, progress)
 from .validate import MAX_REPORT_RANDOM, folder_for, whole

@@ -19,7 +19,7 @@ import chess.svg
 
 from ..sim.model import echo_fen
 from ..tables.contracts import core_contract
-from ..sim.trace import stalls, transfers
+from ..sim.harness.trace import stalls, transfers
 
 __all__ = ["KINDS", "move_kind", "Entry", "PositionView", "CoreSweep", "SynthRow", "page"]
 

@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 
 from ..tables.contracts import MAX_PLIES
-from ..sim.toolchain import UnusablePath, check_output, cxx_compiler
+from ..sim.harness.toolchain import UnusablePath, check_output, cxx_compiler
 
 __all__ = ["CliError", "whole", "positive_int", "positive_float", "probability", "seconds", "baud", "output_file",
            "output_dir", "folder_for", "vcd_file", "add_force", "effective_backend", "check_perft_depth", "check_engines", "HOST_PERFT_DEPTH",
@@ -115,7 +115,7 @@ def baud(text):
 def cluster_spec(text):
     """``--cluster``: a Dask scheduler's address, ``local`` or ``local:N`` (N from 1 to
     MAX_LOCAL_WORKERS)."""
-    from ..sim.cluster import parse_spec      # plain Python: Dask itself loads only in a session
+    from ..sim.drivers.cluster import parse_spec      # plain Python: Dask itself loads only in a session
     try:
         kind, workers = parse_spec(text)
     except ValueError as error:

@@ -2,16 +2,16 @@
 
 import json
 
-from ..sim.bench import RATE_POSITIONS, perft_rows, position_rows, stage_overhead, stream_rate
-from ..sim.compare import compare
-from ..sim.epd import bundled_suites, cpw_records, read_epd_files
-from ..sim.positions import random_boards
+from ..sim.drivers.bench import RATE_POSITIONS, perft_rows, position_rows, stage_overhead, stream_rate
+from ..sim.drivers.compare import compare
+from ..sim.model.epd import bundled_suites, cpw_records, read_epd_files
+from ..sim.model.positions import random_boards
 from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
-from ..sim.bench import PERFT_BENCH, hardware_perft_rows
-from ..sim.hwperft import HardwarePerft
-from ..sim.gigantua import find_gigantua
-from ..sim.stockfish import find_stockfish
+from ..sim.drivers.bench import PERFT_BENCH, hardware_perft_rows
+from ..sim.drivers.hwperft import HardwarePerft
+from ..sim.peers.gigantua import find_gigantua
+from ..sim.peers.stockfish import find_stockfish
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
                      add_order, add_ready, backend, cluster_rows, cluster_session, config, log, positive_int,
                      print_rows, print_table, progress)

@@ -3,8 +3,8 @@ import shutil
 
 import pytest
 
-from hwmovegen.sim.epd import bundled_suites
-from hwmovegen.sim.positions import random_boards
+from hwmovegen.sim.model.epd import bundled_suites
+from hwmovegen.sim.model.positions import random_boards
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -38,7 +38,7 @@ def perft_array():
     """``perft_array(engines=1, count_leaves=True)``: a prepared CXXRTL perft array, one per
     configuration for the whole run. Preparing one elaborates the PerftArray to find its model in
     the cache (10 to 40 s a configuration, the compile aside), so the tests share them."""
-    from hwmovegen.sim.hwperft import HardwarePerft
+    from hwmovegen.sim.drivers.hwperft import HardwarePerft
     from hwmovegen.tables.contracts import GeneratorConfig
     arrays = {}
 

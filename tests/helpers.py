@@ -71,7 +71,7 @@ def generate_under_backpressure(dut, boards, probability, orders=None):
     after checking the stream rules and that every transfer was collected. ``orders``: an
     ``Order`` per board, set on ``dut.order`` with its start."""
     from amaranth.sim import Simulator
-    from hwmovegen.sim import testbench as tb
+    from hwmovegen.sim.harness import pysim as tb
 
     monitor = StreamMonitor(dut.moves)
     results = []

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from hwmovegen.sim import verilator
+from hwmovegen.sim.verilator import build as verilator
 
 HERE = Path(__file__).resolve().parent
 

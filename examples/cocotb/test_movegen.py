@@ -17,11 +17,11 @@ import chess
 import cocotb
 from cocotb.clock import Clock
 
-from hwmovegen.sim import cocotb_testbench as tb
-from hwmovegen.sim.compare import check
-from hwmovegen.sim.epd import cpw_records
+from hwmovegen.sim.verilator import cocotb_testbench as tb
+from hwmovegen.sim.drivers.compare import check
+from hwmovegen.sim.model.epd import cpw_records
 from hwmovegen.sim.model import Position, generate
-from hwmovegen.sim.positions import random_boards
+from hwmovegen.sim.model.positions import random_boards
 
 with open(os.environ["HWMOVEGEN_PORTS"]) as file:
     EXPORT = json.load(file)        # what was exported: core, layout, legal

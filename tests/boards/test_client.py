@@ -10,7 +10,7 @@ from hwmovegen.cli import main
 from hwmovegen.rtl.protocol import (PROTOCOL_VERSION, ErrorCode, FrameDecoder, FrameType, crc8, frame,
                                     generate_payload, perft_payload)
 from hwmovegen.sim.model import Position, cycle_bound, generate, work
-from hwmovegen.sim.wire import position_bytes
+from hwmovegen.sim.harness.wire import position_bytes
 from hwmovegen.tables.contracts import ORDERS, SELECTABLE, GeneratorConfig
 
 from ..helpers import EN_PASSANT, KIWIPETE, ONE_STEP_WALKS, PROMOTIONS

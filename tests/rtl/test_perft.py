@@ -3,7 +3,7 @@
 import chess
 import pytest
 
-from hwmovegen.sim.hwperft import PysimPerft
+from hwmovegen.sim.drivers.hwperft import PysimPerft
 from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import KIWIPETE

@@ -6,7 +6,7 @@ from amaranth.sim import Simulator
 from hwmovegen.rtl.movers import MoverMask
 from hwmovegen.rtl.probe import RayProbe
 from hwmovegen.sim.model import Position, generate
-from hwmovegen.sim.positions import random_boards
+from hwmovegen.sim.model.positions import random_boards
 from hwmovegen.tables.slots import DIRECTIONS
 
 from ..helpers import EN_PASSANT, KIWIPETE, PROMOTIONS

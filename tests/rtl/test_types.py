@@ -7,8 +7,8 @@ import chess
 from hwmovegen.rtl.types import (BoardState, COUNTER_NAMES, Counters, Move, POSITION_BYTES, byte_length,
                                  pack, position_image, unpack)
 from hwmovegen.sim.model import Position
-from hwmovegen.sim.positions import random_boards
-from hwmovegen.sim.wire import move_from_word, position_bytes, word_from_move
+from hwmovegen.sim.model.positions import random_boards
+from hwmovegen.sim.harness.wire import move_from_word, position_bytes, word_from_move
 
 
 def test_pack_unpack_round_trip():

@@ -8,8 +8,8 @@ import cocotb
 from cocotb.clock import Clock
 
 from hwmovegen.rtl.types import CycleSample, pack
-from hwmovegen.sim import cocotb_testbench as tb
-from hwmovegen.sim.wire import word_from_move
+from hwmovegen.sim.verilator import cocotb_testbench as tb
+from hwmovegen.sim.harness.wire import word_from_move
 
 
 def pattern(bits):

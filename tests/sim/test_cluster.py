@@ -12,12 +12,12 @@ from pathlib import Path
 import chess
 import pytest
 
-from hwmovegen.sim import cluster
-from hwmovegen.sim.compare import compare
-from hwmovegen.sim.hwperft import HardwarePerft
-from hwmovegen.sim.perft import divide
+from hwmovegen.sim.drivers import cluster
+from hwmovegen.sim.drivers.compare import compare
+from hwmovegen.sim.drivers.hwperft import HardwarePerft
+from hwmovegen.sim.model.perft import divide
 from hwmovegen.sim.backends import get_backend
-from hwmovegen.sim.positions import random_boards
+from hwmovegen.sim.model.positions import random_boards
 from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import KIWIPETE, POSITION3

@@ -2,9 +2,9 @@
 
 from dataclasses import replace
 
-from hwmovegen.sim.compare import compare
+from hwmovegen.sim.drivers.compare import compare
 from hwmovegen.sim.model import generate
-from hwmovegen.sim.positions import random_boards
+from hwmovegen.sim.model.positions import random_boards
 from hwmovegen.tables.contracts import GeneratorConfig
 
 
@@ -28,7 +28,7 @@ def test_compare_under_random_backpressure():
 
 def test_a_broken_model_is_caught(monkeypatch):
     """The check can fail: a model that drops a move makes compare report the mismatch."""
-    import hwmovegen.sim.compare as compare_module
+    import hwmovegen.sim.drivers.compare as compare_module
 
     def dropping_last_move(position, layout="dense", legal=False, order=None):
         result = generate(position, layout, legal=legal, order=order)
@@ -55,7 +55,7 @@ def test_ordered_legal_stream_compiled(suite):
 
 def test_a_wrong_check_flag_is_caught(monkeypatch, suite):
     """The check flags are compared: a model that forgets them makes compare report it."""
-    import hwmovegen.sim.compare as compare_module
+    import hwmovegen.sim.drivers.compare as compare_module
 
     def no_flags(position, layout="dense", legal=False, order=None):
         result = generate(position, layout, legal=legal, order=order)

@@ -2,12 +2,12 @@
 
 import pytest
 
-from hwmovegen.sim import testbench as tb
+from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.backends import get_backend
 from hwmovegen.sim.cxxrtl import CxxrtlBackend
 from hwmovegen.sim.model import cycle_bound
-from hwmovegen.sim.perft import perft
-from hwmovegen.sim.positions import random_boards
+from hwmovegen.sim.model.perft import perft
+from hwmovegen.sim.model.positions import random_boards
 from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import assert_matches_model
@@ -40,7 +40,7 @@ def test_perft_depth_3_through_cxxrtl_on_all_suite_positions(walker, suite):
 
 
 def test_no_compiler_falls_back_to_pysim(monkeypatch):
-    import hwmovegen.sim.toolchain as toolchain
+    import hwmovegen.sim.harness.toolchain as toolchain
     monkeypatch.setattr(toolchain, "cxx_compiler", lambda: None)
     said = []
     backend = get_backend("cxxrtl", log=said.append)

@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from hwmovegen.sim.epd import bundled_suites, cpw_records, parse_epd_line, read_epd
+from hwmovegen.sim.model.epd import bundled_suites, cpw_records, parse_epd_line, read_epd
 from hwmovegen.sim.model import PositionError
 
 

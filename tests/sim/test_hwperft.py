@@ -6,8 +6,8 @@ the one the UP5K's synthesis test compiles too."""
 import chess
 import pytest
 
-from hwmovegen.sim.epd import bundled_suites
-from hwmovegen.sim.hwperft import projected_nodes_per_second
+from hwmovegen.sim.model.epd import bundled_suites
+from hwmovegen.sim.drivers.hwperft import projected_nodes_per_second
 
 from ..helpers import KIWIPETE
 

@@ -5,10 +5,10 @@ import chess
 import pytest
 
 from hwmovegen.sim.cxxrtl import CxxrtlLeafCounter
-from hwmovegen.sim.epd import bundled_suites
+from hwmovegen.sim.model.epd import bundled_suites
 from hwmovegen.sim.model import Position, generate, leaf_count
-from hwmovegen.sim.positions import random_boards, stress_boards
-from hwmovegen.sim.wire import position_bytes
+from hwmovegen.sim.model.positions import random_boards, stress_boards
+from hwmovegen.sim.harness.wire import position_bytes
 
 from ..legal_positions import RULES
 

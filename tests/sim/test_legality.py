@@ -4,12 +4,12 @@ legality stage (both cores) against the model on the same positions."""
 import chess
 import pytest
 
-from hwmovegen.sim.compare import compare
+from hwmovegen.sim.drivers.compare import compare
 from hwmovegen.sim.cxxrtl import CxxrtlBackend
-from hwmovegen.sim.legality import setup_cycles
+from hwmovegen.sim.model.legality import setup_cycles
 from hwmovegen.sim.model import Position, cycle_bound, generate
-from hwmovegen.sim.perft import perft
-from hwmovegen.sim.positions import random_boards
+from hwmovegen.sim.model.perft import perft
+from hwmovegen.sim.model.positions import random_boards
 from hwmovegen.tables.contracts import GeneratorConfig, LEGAL_SETUP_CYCLES
 
 from ..legal_positions import RULES

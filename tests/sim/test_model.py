@@ -4,7 +4,7 @@ import chess
 import pytest
 
 from hwmovegen.sim.model import Position, PositionError, cycle_bound, echo_fen, generate, parse_fen
-from hwmovegen.sim.perft import perft, legal_moves
+from hwmovegen.sim.model.perft import perft, legal_moves
 from hwmovegen.sim.backends import ModelBackend
 from hwmovegen.tables import CastleRight
 

@@ -10,7 +10,7 @@ import pytest
 
 from hwmovegen.sim.model import Position, generate, gives_check, order_bin, order_moves
 from hwmovegen.tables.contracts import CAPTURE_BINS, ORDER_BINS as BINS, ORDERS, PROMOTION_BIN, QUIET_BIN
-from hwmovegen.sim.positions import random_boards, stress_boards
+from hwmovegen.sim.model.positions import random_boards, stress_boards
 
 from ..helpers import EN_PASSANT, KIWIPETE, POSITION3, PROMOTION_CAPTURE, PROMOTIONS
 from ..legal_positions import RULES

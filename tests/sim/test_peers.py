@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from hwmovegen.sim.gigantua import GigantuaError, find_gigantua, gigantua_perft
-from hwmovegen.sim.stockfish import StockfishError, find_stockfish, stockfish_perft
+from hwmovegen.sim.peers.gigantua import GigantuaError, find_gigantua, gigantua_perft
+from hwmovegen.sim.peers.stockfish import StockfishError, find_stockfish, stockfish_perft
 
 FAKE_STOCKFISH = """\
 import sys, time

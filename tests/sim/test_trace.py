@@ -4,7 +4,7 @@ trace agrees with the counters of its generation."""
 import chess
 import pytest
 
-from hwmovegen.sim import trace as cycle_trace
+from hwmovegen.sim.harness import trace as cycle_trace
 from hwmovegen.sim.backends import PysimBackend
 from hwmovegen.sim.cxxrtl import CxxrtlBackend
 from hwmovegen.tables.contracts import GeneratorConfig

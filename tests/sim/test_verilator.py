@@ -13,13 +13,13 @@ import pytest
 
 from hwmovegen.boards.export import export
 from hwmovegen.rtl.types import CycleSample, unpack
-from hwmovegen.sim import verilator
-from hwmovegen.sim.compare import check
+from hwmovegen.sim.verilator import build as verilator
+from hwmovegen.sim.drivers.compare import check
 from hwmovegen.sim.cxxrtl import CxxrtlBackend
-from hwmovegen.sim.epd import cpw_records
+from hwmovegen.sim.model.epd import cpw_records
 from hwmovegen.sim.model import Generation, Position, echo_fen, generate
-from hwmovegen.sim.positions import random_boards
-from hwmovegen.sim.wire import move_from_word
+from hwmovegen.sim.model.positions import random_boards
+from hwmovegen.sim.harness.wire import move_from_word
 from hwmovegen.tables.contracts import GeneratorConfig
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "cocotb"

@@ -6,7 +6,7 @@
 // the same as the pysim testbench's (hwmovegen.sim.testbench), so counters match.
 //
 // Built together with the design's generated top.cc and formats.h (the position
-// image's layout, generated from hwmovegen/rtl/types.py); see hwmovegen/sim/cxxrtl.py.
+// image's layout, generated from hwmovegen/rtl/types.py); see hwmovegen/sim/cxxrtl/build.py.
 // The driver knows no field of Move, BoardState or Counters: it copies their bits; it
 // writes CycleSample words through the masks formats.h gives it.
 

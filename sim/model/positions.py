@@ -40,7 +40,7 @@ def stress_boards(count, seed=1):
     the king's rank or along a pin, castling rights with attacked path squares, and pawns about
     to promote. White or black to move; every position passes the model's own check
     (:func:`hwmovegen.sim.model.check_board`)."""
-    from .model import PositionError, check_board
+    from .movegen import PositionError, check_board
     rng = random.Random(seed)
     boards = []
     while len(boards) < count:

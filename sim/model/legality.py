@@ -9,8 +9,8 @@ first to the eighth and back down from the seventh (:mod:`hwmovegen.rtl.legality
 costs nothing extra.
 """
 
-from ..tables import TableKind, rays
-from ..tables.contracts import LEGAL_SETUP_CYCLES
+from ...tables import TableKind, rays
+from ...tables.contracts import LEGAL_SETUP_CYCLES
 
 __all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "make_squares"]
 

@@ -7,10 +7,10 @@ from dataclasses import asdict, dataclass, field
 
 import chess
 
-from ..tables.contracts import GeneratorConfig
-from .backends import get_backend
-from .model import Position, cycle_bound, echo_fen, generate, work
-from .perft import legal_moves
+from ...tables.contracts import GeneratorConfig
+from ..backends import get_backend
+from ..model import Position, cycle_bound, echo_fen, generate, work
+from ..model.perft import legal_moves
 
 __all__ = ["Mismatch", "Summary", "check", "compare", "batches", "check_batch", "prepare_backend", "CHUNK"]
 

@@ -13,7 +13,7 @@ from importlib import resources
 
 import chess
 
-from .model import PositionError, check_board, echo_fen, parse_fen
+from .movegen import PositionError, check_board, echo_fen, parse_fen
 
 __all__ = ["EpdRecord", "read_epd", "read_epd_files", "parse_epd_line", "bundled_suites", "bundled_path",
            "cpw_records"]

@@ -6,7 +6,7 @@ of a generation (``testbench.run(..., trace=...)``); both sample where the count
 counted, so a trace and the counters of the same generation must agree: :func:`check`.
 """
 
-from ..rtl.types import CycleSample, unpack
+from ...rtl.types import CycleSample, unpack
 
 __all__ = ["SAMPLE_FIELDS", "sample_from_word", "window", "transfers", "stalls", "check"]
 

@@ -27,8 +27,8 @@ from concurrent.futures import CancelledError
 
 import chess
 
-from ..tables.contracts import GeneratorConfig
-from .toolchain import source_digest
+from ...tables.contracts import GeneratorConfig
+from ..harness.toolchain import source_digest
 
 __all__ = ["ClusterError", "ClusterUnreachable", "ClusterFailed", "Session", "parse_spec", "split_ply", "subtrees",
            "RETRIES", "DEEP"]
@@ -106,7 +106,7 @@ def _run(function, index, digest, models, *args):
     """One task on a worker: (index, result, simulated cycles, worker, seconds). ``models``:
     the client's compiled models, taken from this machine's cache where they are."""
     from distributed import get_worker
-    from .cxxrtl import use_builds
+    from ..cxxrtl import use_builds
     if digest != source_digest():
         raise WrongSources(f"worker {get_worker().address} runs another hwmovegen (sources {source_digest()}, "
                            f"the client's {digest}): install the same version on every worker")
@@ -134,8 +134,8 @@ def _hardware_perft_task(fen, depth, settings):
 
 
 def _perft_task(fen, depth, backend_name, config):
-    from .backends import get_backend
-    from .perft import perft
+    from ..backends import get_backend
+    from ..model.perft import perft
     chosen = _kept_one("backends", (backend_name, config), lambda: get_backend(backend_name, config))
     before = getattr(chosen, "clock_cycles", 0)
     nodes, _ = perft(chess.Board(fen), depth, chosen.generate, config.legal)
@@ -214,7 +214,7 @@ class Session:
         from distributed.client import FutureCancelledError
         from distributed.comm.core import CommClosedError
         from distributed.scheduler import KilledWorker
-        from .cxxrtl import builds
+        from ..cxxrtl import builds
         digest, models = source_digest(), builds()
         pending = {self.client.submit(_run, function, index, digest, models, *args, retries=RETRIES, pure=False): index
                    for index, (function, args) in enumerate(tasks)}
@@ -270,9 +270,9 @@ class Session:
         are summed over the subtrees' walks, and the cluster report. The subtrees' roots
         come from the hardware's legality stage, as ``divide``'s do. ``total(n)`` is told the
         number of tasks, ``progress(1)`` as each completes."""
-        from .backends import get_backend
+        from ..backends import get_backend
         from .hwperft import PerftRun
-        from ..rtl.types import PERFT_COUNTER_NAMES
+        from ...rtl.types import PERFT_COUNTER_NAMES
         start = time.perf_counter()
         array.check_depth(depth)
         array.prepare()         # built here, before the workers load it
@@ -297,7 +297,7 @@ class Session:
         """Host-driven perft (:mod:`.perft`) through the backend ``chosen`` on the cluster, every
         worker generating on a backend of the same name: (nodes, seconds, per root move counts or
         None, cluster report). ``total`` and ``progress`` as in :meth:`hardware_perft`."""
-        from .perft import node_moves
+        from ..model.perft import node_moves
         start = time.perf_counter()
         legal = chosen.legal
         ply, nodes = self._split(board, depth, divide, ply, lambda node: node_moves(node, chosen.generate, legal))

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import chess
 
-from .model import echo_fen
-from .toolchain import ToolMissing, tool
+from ..model import echo_fen
+from ..harness.toolchain import ToolMissing, tool
 
 __all__ = ["PROPERTIES", "ENGINE", "ENGINES", "Spec", "FormalResult", "run_property", "read_vcd", "position_fen",
            "FormalError"]
@@ -163,8 +163,8 @@ COVER_FENS = (
 
 
 def cover_positions():
-    from ..rtl.types import BoardState, pack
-    from .model import Position
+    from ...rtl.types import BoardState, pack
+    from ..model import Position
     positions = []
     for fen in COVER_FENS:
         position = Position.from_fen(fen)
@@ -174,7 +174,7 @@ def cover_positions():
 
 
 def build_harness(name, core, core_class=None):
-    from ..rtl.formal import GENERATOR_PROPERTIES, harness
+    from ...rtl.formal import GENERATOR_PROPERTIES, harness
     if name not in GENERATOR_PROPERTIES:
         return harness(name, core)
     options = {"positions": cover_positions()} if name == "cover" else {}
@@ -328,7 +328,7 @@ def failed_checks(signals):
 
 def position_fen(signals, prefix="board"):
     """The free position of a trace (``board_planes``, ``board_state``) as a FEN, or None."""
-    from ..rtl.types import BoardState, unpack
+    from ...rtl.types import BoardState, unpack
     planes, state = _final(signals.get(f"{prefix}_planes", [])), _final(signals.get(f"{prefix}_state", []))
     if planes is None or state is None:
         return None

@@ -3,7 +3,7 @@
 // The host loads the root, starts the walk and reads the counters; the walk itself
 // runs in the simulated hardware. Python calls hwmg_perft_run in slices of cycles
 // (for its progress line), never once per clock. Built with the design's top.cc and
-// formats.h; see hwmovegen/sim/cxxrtl.py.
+// formats.h; see hwmovegen/sim/cxxrtl/build.py.
 
 #include <cstdint>
 #include "top.h"

@@ -5,7 +5,7 @@ Use them from a cocotb test (``examples/cocotb/test_movegen.py`` is one)::
 
     import cocotb
     from cocotb.clock import Clock
-    from hwmovegen.sim import cocotb_testbench as tb
+    from hwmovegen.sim.verilator import cocotb_testbench as tb
     from hwmovegen.sim.model import Position, generate
 
     KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -30,10 +30,10 @@ counter that disagrees with the stream raises, as in the CXXRTL backend.
 
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from ..rtl.board import load_writes
-from .model import Generation
-from .testbench import GenerationTimeout, random_ready
-from .wire import counters_from_word, move_from_word, position_bytes
+from ...rtl.board import load_writes
+from ..model import Generation
+from ..harness.pysim import GenerationTimeout, random_ready
+from ..harness.wire import counters_from_word, move_from_word, position_bytes
 
 __all__ = ["reset", "load", "run", "generate", "random_ready", "load_cycles", "GenerationTimeout"]
 

@@ -10,8 +10,8 @@ moves and walks each child's tree in the array.
 import time
 from dataclasses import dataclass, field
 
-from ..tables.contracts import GeneratorConfig
-from .wire import position_bytes
+from ...tables.contracts import GeneratorConfig
+from ..harness.wire import position_bytes
 
 __all__ = ["HardwarePerft", "PysimPerft", "PerftRun", "projected_nodes_per_second"]
 
@@ -44,13 +44,13 @@ class PysimPerft:
     name = "pysim"
 
     def __init__(self, config=GeneratorConfig(perft_engines=1)):
-        from ..rtl.perft import PerftArray
+        from ...rtl.perft import PerftArray
         self.dut = PerftArray.from_config(config)
 
     def run(self, board, depth, progress=None, watchers=()):
         """The PerftCounters (a dict) of a walk of ``depth`` plies below ``board``."""
         from amaranth.sim import Simulator
-        from . import testbench as tb
+        from ..harness import pysim as tb
         dut, result = self.dut, {}
 
         async def bench(ctx):
@@ -74,7 +74,7 @@ class PysimPerft:
 
 
 def _counter_names():
-    from ..rtl.types import PERFT_COUNTER_NAMES
+    from ...rtl.types import PERFT_COUNTER_NAMES
     return PERFT_COUNTER_NAMES
 
 
@@ -82,7 +82,7 @@ class _CxxrtlPerft:
     name = "cxxrtl"
 
     def __init__(self, config, log):
-        from .cxxrtl import CxxrtlPerft
+        from ..cxxrtl import CxxrtlPerft
         self.array = CxxrtlPerft(config, log=log)
 
     def prepare(self):

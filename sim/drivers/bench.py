@@ -4,9 +4,9 @@ import time
 
 import chess
 
-from ..tables.contracts import GeneratorConfig
-from .backends import ModelBackend
-from .perft import perft
+from ...tables.contracts import GeneratorConfig
+from ..backends import ModelBackend
+from ..model.perft import perft
 
 __all__ = ["python_chess_perft", "position_rows", "perft_rows", "stream_rate", "stage_overhead",
            "hardware_perft_rows", "RATE_POSITIONS", "PERFT_BENCH"]
@@ -36,7 +36,7 @@ def _rate(backend, results):
 def stream_rate(backend, boards=None):
     """The moves per cycle ``backend``'s core sustains over a batch (by default
     ``RATE_POSITIONS`` random positions, seed 1) with ``ready`` high."""
-    from .positions import random_boards
+    from ..model.positions import random_boards
     boards = random_boards(RATE_POSITIONS, seed=1) if boards is None else boards
     return _rate(backend, backend.run(boards))
 
@@ -45,7 +45,7 @@ def stage_overhead(staged_backend, plain_backend, boards=None):
     """The cycles a stage (the legality stage, the ordering stage) adds per position (mean, max)
     with ``ready`` high: each position's cycles with the stage minus its cycles without, one
     position at a time, over the standard batch."""
-    from .positions import random_boards
+    from ..model.positions import random_boards
     boards = random_boards(RATE_POSITIONS, seed=1) if boards is None else boards
     extra = [staged.cycles - plain.cycles
              for staged, plain in zip(staged_backend.run(boards), plain_backend.run(boards))]
@@ -113,8 +113,8 @@ PEER_RUNS = 3                   # the CPU perfts' best of three (a depth-5 perft
 def _peer_row(name, path, fen, depth, largest):
     """One CPU perft program's measurement of a bench tree (``name``: "stockfish" or
     "gigantua"), with the largest array's projection's ratio to it."""
-    from .gigantua import GigantuaError, gigantua_perft
-    from .stockfish import StockfishError, stockfish_perft
+    from ..peers.gigantua import GigantuaError, gigantua_perft
+    from ..peers.stockfish import StockfishError, stockfish_perft
     try:
         if name == "stockfish":
             runs = [stockfish_perft(fen, depth, path) for _ in range(PEER_RUNS)]

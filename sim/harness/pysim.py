@@ -4,7 +4,7 @@ Use them from your own testbenches::
 
     from amaranth.sim import Simulator
     from hwmovegen.rtl import MoveGenerator
-    from hwmovegen.sim import testbench as tb
+    from hwmovegen.sim.harness import pysim as tb
 
     dut = MoveGenerator("dense")
     sim = Simulator(dut)
@@ -29,9 +29,9 @@ import random
 
 from amaranth import Value
 
-from ..rtl.board import load_writes
-from ..tables.contracts import GeneratorConfig
-from .model import Generation
+from ...rtl.board import load_writes
+from ...tables.contracts import GeneratorConfig
+from ..model import Generation
 from .wire import move_from_word, position_bytes, to_position
 
 __all__ = ["to_position", "load", "run", "generate", "back_to_back", "random_ready", "move_from_payload",
@@ -171,7 +171,7 @@ def simulate(positions, config=GeneratorConfig(), ready=None, vcd=None, traces=N
     ``traces``: a list to which each position's cycle trace is appended (see :func:`run`).
     """
     from amaranth.sim import Simulator
-    from ..rtl import MoveGenerator
+    from ...rtl import MoveGenerator
 
     dut = MoveGenerator.from_config(config)
     positions = [to_position(p) for p in positions]

@@ -142,9 +142,9 @@ def source_digest():
     whose digest differs runs other hardware and is refused; a compiled model is found by it
     without elaborating its design again."""
     if not _DIGEST:
-        from .. import rtl, tables
+        from ... import rtl, tables
         files = []
-        for folder in (Path(tables.__file__).parent, Path(rtl.__file__).parent, Path(__file__).parent):
+        for folder in (Path(tables.__file__).parent, Path(rtl.__file__).parent, Path(__file__).parent.parent):
             files += sorted(path for path in folder.rglob("*") if path.suffix in (".py", ".cc", ".h"))
         digest = hashlib.sha256()
         for path in files:

@@ -4,8 +4,8 @@ from functools import lru_cache
 
 import chess
 
-from ..rtl.types import Counters, Move as MoveLayout, COUNTER_NAMES, pack, position_image, unpack
-from .model import Move, Position, castling_bits
+from ...rtl.types import Counters, Move as MoveLayout, COUNTER_NAMES, pack, position_image, unpack
+from ..model import Move, Position, castling_bits
 
 __all__ = ["move_from_word", "word_from_move", "to_position", "position_bytes", "counters_from_word",
            "COUNTER_NAMES"]

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field, replace
 
 import chess
 
-from ..tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code, rights_kept
+from ...tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code, rights_kept
 from .legality import king_safe_after, legal_moves, make_squares, setup_cycles
-from ..tables.contracts import CAPTURE_BINS, core_contract, ORDER_LATENCY, ORDERS, PROMOTION_ORDER
+from ...tables.contracts import CAPTURE_BINS, core_contract, ORDER_LATENCY, ORDERS, PROMOTION_ORDER
 from .order import gives_check, order_bin, order_moves
 
 __all__ = ["Move", "Position", "PositionError", "Generation", "generate", "check_board", "echo_fen", "parse_fen",

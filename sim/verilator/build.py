@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from .toolchain import verilator
+from ..harness.toolchain import verilator
 
 __all__ = ["BUILD_ARGS", "build", "run", "SimulationFailed"]
 

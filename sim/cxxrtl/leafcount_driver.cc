@@ -3,7 +3,7 @@
 // For each position of a batch: load it, then give its moves one a cycle, as a perft
 // engine's frontier does, and collect the counts as they leave the pipeline (they come in
 // the order the moves went in). Python calls in once per batch. Built with the design's
-// top.cc and formats.h; see hwmovegen/sim/cxxrtl.py.
+// top.cc and formats.h; see hwmovegen/sim/cxxrtl/.
 
 #include <cstdint>
 #include "top.h"
@@ -18,7 +18,7 @@ struct Counter : hwmg::Clocked<p_top> {
     uint32_t *out = nullptr;
     long taken = 0;
 
-    // The counter's wiring is shared C++ classes (sim/cxxrtl.py), so a cycle is stepped to its
+    // The counter's wiring is shared C++ classes (sim/cxxrtl/rtlil.py), so a cycle is stepped to its
     // settled outputs (`hierarchical`). Its outputs come from registers: read them, then clock
     // the cycle with the inputs as set. Returns whether the counter was busy.
     Counter() { hierarchical = true; }

@@ -1,0 +1,72 @@
+"""The compiled models' C interface through ctypes, and the base of the Python wrappers.
+
+Every driver exports ``hwmg_create(seed)`` and ``hwmg_destroy``; the wrappers
+(:mod:`.models`) build or find their library on first use (:meth:`CompiledModel.prepare`) and
+free the simulator with the object.
+"""
+
+import ctypes
+
+from .build import build_model
+
+__all__ = ["CompiledModel", "open_model", "generator_library"]
+
+_LIBRARIES = {}
+
+
+def open_model(path, clock=False):
+    """A compiled model's library with the signatures every driver shares (``clock``: and its
+    cycle count)."""
+    lib = ctypes.CDLL(str(path))
+    lib.hwmg_create.restype = ctypes.c_void_p
+    lib.hwmg_create.argtypes = [ctypes.c_uint64]
+    lib.hwmg_destroy.argtypes = [ctypes.c_void_p]
+    if clock:
+        lib.hwmg_clock_cycles.restype = ctypes.c_uint64
+        lib.hwmg_clock_cycles.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def generator_library(config, log=None):
+    """The compiled model loaded with its C signatures (once per process)."""
+    key = config.layout, config.core, config.legal, config.order
+    if key in _LIBRARIES:
+        return _LIBRARIES[key]
+    lib = open_model(build_model(config, log=log), clock=True)
+    lib.hwmg_generate.restype = ctypes.c_long
+    lib.hwmg_generate.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
+                                  ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
+                                  ctypes.c_uint32, ctypes.c_long, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                  ctypes.POINTER(ctypes.c_uint64)]
+    lib.hwmg_trace.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+    lib.hwmg_hierarchical.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.hwmg_trace_length.restype = ctypes.c_long
+    lib.hwmg_trace_length.argtypes = [ctypes.c_void_p]
+    _LIBRARIES[key] = lib
+    return lib
+
+
+class CompiledModel:
+    """A compiled model loaded on first use: subclasses give :meth:`library` (the loaded
+    library with its signatures) and ``seed``; :meth:`prepare` creates the simulator."""
+    name = "cxxrtl"
+    seed = 0
+    _lib = _handle = None
+
+    def library(self):
+        raise NotImplementedError
+
+    def created(self):
+        """Called once the simulator exists (subclasses read sizes from the library)."""
+
+    def prepare(self):
+        """Build (or find in the cache) and load the compiled model; called on first use."""
+        if self._handle is None:
+            self._lib = self.library()
+            self._handle = self._lib.hwmg_create(self.seed)
+            self.created()
+
+    def __del__(self):
+        if self._handle is not None and self._lib is not None:
+            self._lib.hwmg_destroy(self._handle)
+            self._handle = None
