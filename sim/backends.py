@@ -9,9 +9,10 @@ backend's ``name`` is the one that actually runs (``cxxrtl`` falls back to
 
 from ..tables.contracts import GeneratorConfig
 from .harness.backend import Backend, ModelBackend, PysimBackend
+from .model.search import search
 
 __all__ = ["Backend", "ModelBackend", "PysimBackend", "BACKENDS", "HARDWARE_BACKENDS", "DEFAULT_BACKEND",
-           "get_backend"]
+           "get_backend", "ModelSearch", "SEARCH_BACKENDS", "register_search_backend", "get_search_backend"]
 
 BACKENDS = ("cxxrtl", "pysim", "model")
 HARDWARE_BACKENDS = ("cxxrtl", "pysim")
@@ -40,3 +41,37 @@ def get_backend(name, config=GeneratorConfig(), log=None, ready_probability=1.0,
             return get_backend("pysim", config, log, ready_probability, seed)
         return CxxrtlBackend(config, ready_probability=ready_probability, seed=seed, log=log)
     raise KeyError(f"unknown backend {name!r} (choose from {', '.join(BACKENDS)})")
+
+
+# -- search backends: ``run(request) -> SearchResult`` (:mod:`.model.search`). ``model`` is the
+# golden model's search; a hardware backend (the RTL search engine simulated) registers a factory
+# here under its name, and the CLI offers every name in ``SEARCH_BACKENDS``.
+
+class ModelSearch:
+    """The golden model's search (the core does not change it: every core emits the same moves)."""
+    name = "model"
+    hardware = False
+
+    def __init__(self, core="walker", log=None):
+        self.core = core
+
+    def run(self, request):
+        return search(request)
+
+
+_FACTORIES = {"model": ModelSearch}
+SEARCH_BACKENDS = ["model"]
+
+
+def register_search_backend(name, factory):
+    """Offer ``factory(core=..., log=...)`` (an object with ``name`` and ``run(request)``) as ``name``."""
+    _FACTORIES[name] = factory
+    if name not in SEARCH_BACKENDS:
+        SEARCH_BACKENDS.append(name)
+
+
+def get_search_backend(name, core="walker", log=None):
+    """The search backend ``name`` for ``core``; ``KeyError`` (one line) for an unknown name."""
+    if name not in _FACTORIES:
+        raise KeyError(f"unknown search backend {name!r} (choose from {', '.join(SEARCH_BACKENDS)})")
+    return _FACTORIES[name](core=core, log=log)

@@ -3,7 +3,7 @@
 // Whole jobs run here: load a position, clock the design to `done` while
 // collecting the move stream and counters, for a batch of positions. Python
 // calls in once per batch (ctypes), never once per clock. The cycle protocol is
-// the same as the pysim testbench's (hwmovegen.sim.testbench), so counters match.
+// the same as the pysim testbench's (hwmovegen.sim.harness.pysim), so counters match.
 //
 // Built together with the design's generated top.cc and formats.h (the position
 // image's layout, generated from hwmovegen/rtl/types.py); see hwmovegen/sim/cxxrtl/build.py.

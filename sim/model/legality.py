@@ -9,10 +9,19 @@ first to the eighth and back down from the seventh (:mod:`hwmovegen.rtl.legality
 costs nothing extra.
 """
 
-from ...tables import TableKind, rays
+from functools import lru_cache
+
+from ...tables import TableKind, rays as table_rays
 from ...tables.contracts import LEGAL_SETUP_CYCLES
 
-__all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "make_squares"]
+__all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "make_squares", "rays"]
+
+
+@lru_cache(maxsize=None)
+def rays(kind, square):
+    """:func:`hwmovegen.tables.rays`, built once per (kind, square) as tuples: the model asks
+    for the same rays at every node (a search asks millions of times)."""
+    return tuple(tuple(ray) for ray in table_rays(kind, square))
 
 _PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = 1, 2, 3, 4, 5, 6
 # the rays of a rook and a bishop from the square in question, and who attacks along them

@@ -36,9 +36,9 @@ module): a position is anything with ``squares`` (piece codes), ``white_to_move`
 
 from dataclasses import replace
 
-from ...tables import TableKind, castle_rook_move, code_type, rays, table_kind
+from ...tables import TableKind, castle_rook_move, code_type, table_kind
 from ...tables.contracts import CAPTURE_BINS, ORDERS, PROMOTION_BIN, QUIET_BIN
-from .legality import make_squares
+from .legality import make_squares, rays
 
 __all__ = ["gives_check", "order_bin", "order_moves"]
 

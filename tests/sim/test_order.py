@@ -1,4 +1,4 @@
-"""The golden model's ordered generation (:mod:`hwmovegen.sim.order`): the check flag against
+"""The golden model's ordered generation (:mod:`hwmovegen.sim.model.order`): the check flag against
 python-chess, rule by rule and at scale, and the orders against today's stream and bins
 recomputed from python-chess's piece types."""
 
