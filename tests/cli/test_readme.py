@@ -1,5 +1,6 @@
-"""The README's examples are true: every ```sh block after a ``<!-- readme-check -->`` marker is
-run, and each command's output must equal the lines that follow it in the block.
+"""The README's and the docs' examples are true: every ```sh block after a ``<!-- readme-check -->``
+marker, in README.md and in every docs/*.md page, is run from the repository's root, and each command's
+output must equal the lines that follow it in the block.
 
 The blocks run two at a time (each block's commands in order): the commands are separate processes,
 most of them single-threaded, so the second core would otherwise sit idle; no two blocks write the
@@ -17,8 +18,18 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-README = Path(__file__).parents[2] / "README.md"
+ROOT = Path(__file__).parents[2]
+README = ROOT / "README.md"
 BLOCK = re.compile(r"(<!-- readme-check -->\n```sh\n)(.*?)(```)", re.S)
+# The checked blocks and their commands when the README was split into docs/ pages (17 blocks, 31
+# commands, all in the README then) plus the README's tour; a block that goes missing fails the test.
+CHECKED_BLOCKS = 22
+CHECKED_COMMANDS = 37
+
+
+def pages():
+    """The README, then the docs pages in name order."""
+    return [README, *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def commands(block):
@@ -35,7 +46,7 @@ def commands(block):
 def run(command):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, env=env,
-                          cwd=README.parent, timeout=600)
+                          cwd=ROOT, timeout=600)
     return done.stdout.rstrip("\n").splitlines()
 
 
@@ -44,22 +55,34 @@ def run_block(block):
     return [(command, expected, run(command)) for command, expected in commands(block)]
 
 
+def checked_blocks():
+    """(page, (opening, block, closing)) for every checked block of every page."""
+    return [(page, found) for page in pages() for found in BLOCK.findall(page.read_text())]
+
+
+def test_no_checked_example_went_missing():
+    blocks = checked_blocks()
+    assert len(blocks) >= CHECKED_BLOCKS, f"{len(blocks)} checked blocks, {CHECKED_BLOCKS} expected"
+    assert sum(len(commands(block)) for _, (_, block, _) in blocks) >= CHECKED_COMMANDS
+    assert BLOCK.findall(README.read_text()), "the README's tour lost its checked examples"
+
+
 def test_readme_examples_print_what_the_readme_says():
-    text = README.read_text()
-    blocks = BLOCK.findall(text)
-    assert len(blocks) >= 6, "the README's checked examples went missing"
+    blocks = checked_blocks()
     with ThreadPoolExecutor(max_workers=2) as pool:
-        outcomes = list(pool.map(run_block, [block for _, block, _ in blocks]))
+        outcomes = list(pool.map(run_block, [block for _, (_, block, _) in blocks]))
     failures = []
-    updated = text
-    for (opening, block, closing), outcome in zip(blocks, outcomes):
+    updated = {page: page.read_text() for page in pages()}
+    for (page, (opening, block, closing)), outcome in zip(blocks, outcomes):
         new_block = ""
         for command, expected, got in outcome:
             if got != expected:
-                failures.append(f"$ {command}\n  README: {expected}\n  now:    {got}")
+                failures.append(f"{page.relative_to(ROOT)}: $ {command}\n  page: {expected}\n  now:  {got}")
             new_block += "$ " + command + "\n" + "".join(line + "\n" for line in got)
-        updated = updated.replace(opening + block + closing, opening + new_block + closing)
+        updated[page] = updated[page].replace(opening + block + closing, opening + new_block + closing)
     if os.environ.get("HWMOVEGEN_UPDATE_README") and failures:
-        README.write_text(updated)
+        for page, text in updated.items():
+            if text != page.read_text():
+                page.write_text(text)
         return
     assert not failures, "\n".join(failures)

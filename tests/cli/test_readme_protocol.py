@@ -1,7 +1,7 @@
-"""The README's host-link table against rtl/protocol.py and rtl/types.py: every frame, its type
-code, direction and payload length, the position image as the code lays it out, GENERATE's flags,
-PONG's features, the Move bits and every error code, so that a host written from the README speaks
-what the hardware speaks."""
+"""The host-link table of docs/protocol.md against rtl/protocol.py and rtl/types.py: every frame, its
+type code, direction and payload length, the position image as the code lays it out, GENERATE's flags,
+PONG's features, the Move bits and every error code, so that a host written from the docs speaks what
+the hardware speaks."""
 
 import re
 from pathlib import Path
@@ -16,7 +16,7 @@ from hwmovegen.rtl.protocol import (DONE_LENGTH, ERROR_MEANINGS, FEATURE_LEGALIT
                                     PROTOCOL_VERSION, ErrorCode, FrameType)
 from hwmovegen.rtl.types import PLANE_BYTES, PLANES, POSITION_BYTES, BoardState, GenerateFlags, Move, byte_length
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 PLANES_WORDS = {4: "four"}
 
 LENGTHS = {FrameType.PING: 0, FrameType.PONG: PONG_LENGTH, FrameType.GENERATE: GENERATE_LENGTH,
@@ -25,9 +25,9 @@ LENGTHS = {FrameType.PING: 0, FrameType.PONG: PONG_LENGTH, FrameType.GENERATE: G
 
 
 def frame_rows():
-    """The README's frame table: {FrameType: (direction, payload text)}."""
+    """The protocol page's frame table: {FrameType: (direction, payload text)}."""
     rows = {}
-    for line in README.read_text().splitlines():
+    for line in PROTOCOL.read_text().splitlines():
         match = re.match(r"\| `(\w+)` 0x([0-9A-F]{2}) \| (host to FPGA|FPGA to host) \| (.*) \|$", line)
         if match:
             frame = FrameType[match[1]]
@@ -52,7 +52,7 @@ def test_the_position_image_as_the_code_lays_it_out():
     generate = frame_rows()[FrameType.GENERATE][1]
     assert POSITION_BYTES == PLANES * PLANE_BYTES + byte_length(BoardState)
     assert f"the {PLANES_WORDS[PLANES]} bitplanes" in generate and f"{PLANE_BYTES} bytes each" in generate
-    assert "two per byte" not in README.read_text()          # the image before the bitplanes
+    assert "two per byte" not in PROTOCOL.read_text()          # the image before the bitplanes
     assert f"{data.Layout.cast(BoardState).size} `BoardState` bits" in generate
     move = frame_rows()[FrameType.MOVE][1]
     assert f"{data.Layout.cast(Move).size} `Move` bits" in move
