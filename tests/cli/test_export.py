@@ -48,10 +48,10 @@ def test_bad_options_are_one_line_and_exit_2(capsys, tmp_path, argv, message):
     assert not (tmp_path / "ip").exists()
 
 
-def test_the_readme_shows_the_table_and_template_export_writes(tmp_path):
+def test_the_docs_show_the_table_and_template_export_writes(tmp_path):
     from pathlib import Path
     from hwmovegen.boards.export import export
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    readme = (Path(__file__).parents[2] / "docs" / "verilog.md").read_text()
     export(tmp_path, GeneratorConfig(core="fast", legal=True))
     rows = (tmp_path / "movegen.ports.md").read_text().split("\n| port |", 1)[1]
     assert "| port |" + rows.rstrip("\n") in readme

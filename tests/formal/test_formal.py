@@ -34,7 +34,7 @@ def test_the_solver_comes_from_this_environment():
         _environment("smtbmc cvc5")
 
 
-# (property, core, depth): short runs; the README's table has the full depths. The walker
+# (property, core, depth): short runs; docs/formal.md's table has the full depths. The walker
 # emits its first move in step 4 and the fast core in step 18, so both cores' short
 # soundness and stream runs check emitted moves.
 SHORT = [
@@ -149,7 +149,7 @@ def test_cli_catches_a_stream_bug(monkeypatch, capsys, tmp_path):
 
 
 def test_cli_json_and_table(capsys, tmp_path):
-    # on the walker (4 s); the fast core's (19 s) is the README's example and test_property_holds'
+    # on the walker (4 s); the fast core's (19 s) is docs/formal.md's example and test_property_holds'
     code, out, _ = _formal(capsys, "--property", "abort", "--json", "--workdir", str(tmp_path))
     assert code == 0
     import json
