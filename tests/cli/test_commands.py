@@ -107,7 +107,7 @@ def test_the_echoed_fen_is_the_position_the_hardware_saw(capsys, tmp_path):
 
 def test_perft_in_hardware(capsys):
     """One run (each elaborates the three-engine array again, about 40 s): --json with --divide. The
-    text output is docs/perft.md's (`perft --in-hardware --depth 4 --engines 1`, its stderr lines included),
+    text output is docs/commands.md's (`perft --in-hardware --depth 4 --engines 1`, its stderr lines included),
     and --divide's text tests/cli/test_cluster.py's (one process against the cluster)."""
     code, out, err = run(capsys, "perft", "--in-hardware", "--fen", KIWIPETE, "--depth", "3", "--engines", "3",
                          "--fmax", "50", "--divide", "--json")
