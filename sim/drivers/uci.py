@@ -290,8 +290,9 @@ class _Worker(threading.Thread):
                 best = result
             if result.aborted or self.stop_signal.is_set():
                 break
-            if is_mate(result.score) and MATE - abs(result.score) <= depth and not self.waiting:
-                break       # a mate within the full-width depth: no deeper iteration finds a shorter one
+            if (is_mate(result.score) and MATE - abs(result.score) <= depth and not self.waiting
+                    and limits.depth is None):
+                break       # on the clock: a mate within the full-width depth, no deeper iteration finds a shorter one
         return best
 
     def _split(self, root_moves, depth, budget, hint):
