@@ -231,3 +231,15 @@ def test_score_summary_and_openings():
     assert len(openings) >= 10 and len({opening.board().fen() for opening in openings}) == len(openings)
     with pytest.raises(ValueError, match="line 1"):
         load_openings("C00 | bad | e4 e4")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["uci", "--backend", "nope"], "invalid choice"),
+    (["match", "--games", "0"], "at least 1"),
+    (["match", "--depth", "2", "--nodes", "100"], "not allowed with"),
+    (["match", "--opponent-depth", "9"], "at most 8"),
+])
+def test_bad_options_are_one_line(capsys, argv, message):
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
