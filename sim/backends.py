@@ -43,7 +43,9 @@ def get_backend(name, config=GeneratorConfig(), log=None, ready_probability=1.0,
     raise KeyError(f"unknown backend {name!r} (choose from {', '.join(BACKENDS)})")
 
 
-# -- search backends: ``run(request) -> SearchResult`` (:mod:`.model.search`). ``model`` is the
+# -- search backends: ``run(request, stop=None) -> SearchResult`` (:mod:`.model.search`); ``stop``,
+# when given, is read before each make (``stop.is_set()``) and aborts the search as its node limit
+# does (the UCI host's ``stop`` and clock; a hardware backend maps it to its abort). ``model`` is the
 # golden model's search; a hardware backend (the RTL search engine simulated) registers a factory
 # here under its name, and the CLI offers every name in ``SEARCH_BACKENDS``.
 
@@ -55,8 +57,8 @@ class ModelSearch:
     def __init__(self, core="walker", log=None):
         self.core = core
 
-    def run(self, request):
-        return search(request)
+    def run(self, request, stop=None):
+        return search(request, stop)
 
 
 _FACTORIES = {"model": ModelSearch}
@@ -64,7 +66,8 @@ SEARCH_BACKENDS = ["model"]
 
 
 def register_search_backend(name, factory):
-    """Offer ``factory(core=..., log=...)`` (an object with ``name`` and ``run(request)``) as ``name``."""
+    """Offer ``factory(core=..., log=...)`` (an object with ``name`` and ``run(request, stop=None)``) as
+    ``name``."""
     _FACTORIES[name] = factory
     if name not in SEARCH_BACKENDS:
         SEARCH_BACKENDS.append(name)

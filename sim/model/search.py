@@ -20,7 +20,9 @@ The rules this module fixes where the specification leaves a choice:
 * Mate and stalemate scores are returned as they are (``-(MATE - ply)``, 0), not clamped to the
   window; every other return is fail-hard (within ``[alpha, beta]``).
 * The node limit (``node_limit``, 0 for none) is checked before each make, quiescence included:
-  once ``nodes`` has reached it the search unwinds at once (``aborted``). The root keeps what its
+  once ``nodes`` has reached it the search unwinds at once (``aborted``). A stop signal (any
+  object with ``is_set()``, e.g. a :class:`threading.Event`) is read at the same place and
+  aborts the same way; unset, it changes nothing (the same nodes, node for node). The root keeps what its
   completed moves gave: the score is the root's alpha (the request's alpha if no completed move
   raised it), the best move the principal variation's first move, or the first root move if no
   completed move raised alpha. The bound is reported against the window as for a finished search.
@@ -131,12 +133,13 @@ class SearchResult:
 
 
 class _Abort(Exception):
-    """The node limit was reached: unwind to the root."""
+    """The node limit was reached or the search was stopped: unwind to the root."""
 
 
 class _Search:
-    def __init__(self, request):
+    def __init__(self, request, stop=None):
         self.request = request
+        self.stop = stop
         self.history = set(request.history)
         self.path = []                  # the keys from the root to the current node's parent
         self.pv = {}
@@ -148,7 +151,7 @@ class _Search:
 
     def _make(self):
         limit = self.request.node_limit
-        if limit and self.nodes >= limit:
+        if limit and self.nodes >= limit or self.stop is not None and self.stop.is_set():
             raise _Abort
         self.nodes += 1
 
@@ -233,9 +236,11 @@ class _Search:
         return alpha
 
 
-def search(request):
-    """Run ``request`` (a :class:`SearchRequest`) on the model: a :class:`SearchResult`."""
-    run = _Search(request)
+def search(request, stop=None):
+    """Run ``request`` (a :class:`SearchRequest`) on the model: a :class:`SearchResult`.
+    ``stop``: read before each make (``stop.is_set()``); once set, the search aborts as at the
+    node limit (for the UCI host's ``stop`` and its clock)."""
+    run = _Search(request, stop)
     run.root_moves, run.root_alpha = [], request.alpha
     aborted = False
     try:

@@ -1,6 +1,6 @@
 """The model's search against python-chess as a referee: mates played out, stalemates, legal
 principal variations, a plain minimax written here without pruning, draws by rule, the node
-limit, the hint move and the window's bounds."""
+limit, the stop signal, the hint move and the window's bounds."""
 
 import chess
 import chess.polyglot
@@ -198,6 +198,30 @@ def test_node_limit_aborts():
         play(fen, [m.uci() for m in cut.pv])
     first = search(request(fen, 2, node_limit=1))
     assert first.score == -INF and first.pv == [] and first.bound == "upper" and first.generations == 1
+
+
+class _StopAfter:
+    """A stop signal that reads set from its ``calls``-th reading on."""
+
+    def __init__(self, calls):
+        self.calls, self.read = calls, 0
+
+    def is_set(self):
+        self.read += 1
+        return self.read >= self.calls
+
+
+def test_stop_signal_aborts_as_the_node_limit():
+    # read before each make, where the limit is: set at the n-th reading, the search stops
+    # exactly where a node limit of n stops it; never set, it changes nothing
+    import threading
+    fen = SMALL[4]
+    full = search(request(fen, 2))
+    assert search(request(fen, 2), stop=threading.Event()).as_dict() == full.as_dict()
+    for limit in (1, 2, 50, full.nodes - 1):
+        stopped = search(request(fen, 2), stop=_StopAfter(limit))
+        assert stopped.aborted and stopped.as_dict() == search(request(fen, 2, node_limit=limit)).as_dict()
+    assert search(request(fen, 2), stop=_StopAfter(full.nodes)).as_dict() == full.as_dict()
 
 
 def test_hint_is_searched_first():
