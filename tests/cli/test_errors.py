@@ -63,6 +63,11 @@ IMPOSSIBLE = [
     ("qqqqkqqq/qqqqqqqq/qqqqqqqq/qqqqqqqq/8/8/8/4K3 w - - 0 1", "black has more than 16 pieces"),
     ("4r2k/8/8/8/8/3n4/8/r3K3 w - - 0 1", "more than two pieces give check"),
     ("4k3/8/8/8/8/8/8/4K3 w K - 0 1", "castling rights K without the king and that rook"),
+    ("4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1", "castling rights KQkq without the king and that rook"),
+    ("4k2r/8/8/8/8/8/8/4K3 b q - 0 1", "castling rights q without"),
+    ("r3k2r/8/8/8/8/8/8/R2K3R w KQ - 0 1", "castling rights KQ without"),
+    ("4k3/8/8/8/8/8/8/4K3", "no side to move, castling, en passant, halfmove clock or fullmove number fields"),
+    ("4k3/8/8/8/8/8/8/4K3 w - -", "no halfmove clock or fullmove number fields (a FEN has six)"),
 ]
 
 
