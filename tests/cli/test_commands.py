@@ -142,6 +142,16 @@ def test_compare_bundled_suites_json(capsys):
     assert summary["moves_per_cycle"] > 0.5 and summary["backend"] == "cxxrtl"
 
 
+def test_compare_text_says_how_long_the_comparison_took(capsys):
+    """The bundled suites compare in hundredths of a second: three figures, not a 0.0."""
+    code, out, _ = run(capsys, "compare")
+    rows = dict(line.split(None, 1) for line in out.splitlines() if line.startswith(("positions", "seconds")))
+    seconds, rate = rows["seconds"].split("  (the comparison alone, ")
+    assert code == 0 and float(seconds) > 0 and len(seconds.replace(".", "").lstrip("0")) == 3
+    assert abs(float(rate.split()[0].replace(",", "")) - int(rows["positions"]) / float(seconds)) <= \
+        int(rows["positions"]) / float(seconds) * 0.01 + 1
+
+
 def test_compare_several_files(capsys, tmp_path):
     a, b = tmp_path / "a.epd", tmp_path / "b.epd"
     a.write_text(KIWIPETE + "\n")
