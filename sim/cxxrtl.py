@@ -262,9 +262,9 @@ def _compile_design(name, driver_name, design_rtlil, what, log=None):
     if library.exists():
         return library
     if log:
-        log(f"compiling the CXXRTL model of {what}: Yosys write_cxxrtl, then g++ "
-            f"(about 10 s a generator; a first run of Yosys also compiles its WebAssembly, about 30 s; "
+        log(f"compiling the CXXRTL model of {what}: Yosys write_cxxrtl, then g++ ({_estimate(name)}; "
             f"cached in {root})")
+    start = time.monotonic()
     work = Path(tempfile.mkdtemp(dir=root, prefix="build-"))
     try:
         (work / "top.il").write_text(rtlil_text)
@@ -295,7 +295,44 @@ def _compile_design(name, driver_name, design_rtlil, what, log=None):
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
+    seconds = time.monotonic() - start
+    _keep_time(name, seconds)
+    if log:
+        log(f"compiled {what} in {seconds:.0f} s")
     return library
+
+
+def _times_path(name):
+    return cache_dir("cxxrtl", "index") / f"{name}.seconds"
+
+
+def _keep_time(name, seconds):
+    """The design's last compile time, beside the index (any sources: a design compiles in
+    about the same time after a small change), for the next compile's estimate."""
+    temporary = _times_path(name).with_suffix(f".{os.getpid()}.tmp")
+    try:
+        temporary.write_text(f"{seconds:.1f}\n")
+        os.replace(temporary, _times_path(name))
+    except OSError:
+        pass
+
+
+def _estimate(name):
+    """What the last compile of ``name`` on this machine took, else the range of the others
+    measured here (the time depends on the design, the machine and its load)."""
+    def read(path):
+        try:
+            return float(path.read_text())
+        except (OSError, ValueError):
+            return None
+    last = read(_times_path(name))
+    if last is not None:
+        return f"its last compile here took {last:.0f} s"
+    others = [t for t in map(read, _times_path(name).parent.glob("*.seconds")) if t is not None]
+    if others:
+        return (f"not compiled here before; the other models took {min(others):.0f} to {max(others):.0f} s"
+                if len(others) > 1 else f"not compiled here before; another model took {others[0]:.0f} s")
+    return "not timed here before: minutes for the larger designs"
 
 
 _LIBRARIES = {}

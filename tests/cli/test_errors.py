@@ -3,6 +3,10 @@ tools: one line, exit 1."""
 
 import importlib.util
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import chess
 import pytest
@@ -291,3 +295,24 @@ def test_a_failing_flow_is_one_line_exit_1(capsys, monkeypatch):
     monkeypatch.setitem(TARGETS, "ice40-up5k", dataclasses.replace(TARGETS["ice40-up5k"], platform=BrokenPlatform))
     code, out, err = run(capsys, "synth", "--target", "ice40-up5k")
     assert code == 1 and err == "hwmovegen: error: synthesis failed: ERROR: Max frequency below 1 MHz\n"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_compile_leaves_no_build_folder(tmp_path, signum):
+    """Ctrl-C or SIGTERM during a compile into an empty cache: the ``build-*`` folder is removed,
+    and the notice said what it compiles and how long its last compile here took."""
+    cache = tmp_path / "cache"
+    (cache / "cxxrtl" / "index").mkdir(parents=True)
+    (cache / "cxxrtl" / "index" / "walker-dense.seconds").write_text("42.0\n")
+    process = subprocess.Popen([sys.executable, "-m", "hwmovegen", "moves"], env={**os.environ,
+                               "HWMOVEGEN_CACHE": str(cache)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list((cache / "cxxrtl").glob("build-*")):
+        assert process.poll() is None and time.monotonic() < deadline, "no compile started"
+        time.sleep(0.05)
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 128 + signum if signum == signal.SIGTERM else process.returncode == 130, err
+    assert not list((cache / "cxxrtl").glob("build-*")) and out == "" and "Traceback" not in err
+    assert ("compiling the CXXRTL model of the walker core, dense layout: Yosys write_cxxrtl, then g++ "
+            "(its last compile here took 42 s;") in err
