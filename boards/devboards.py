@@ -22,9 +22,14 @@ from ..rtl.uart import MIN_DIVISOR
 from .synth import BadRequest, DoesNotFit, tool_environment, check_fits, check_out_dir, run_flow
 from .targets import TARGETS
 
-__all__ = ["DevBoard", "DEV_BOARDS", "get_dev_board", "DevBoardTop", "check_baud", "build_bitstream"]
+__all__ = ["DevBoard", "DEV_BOARDS", "get_dev_board", "DevBoardTop", "check_baud", "build_bitstream", "MIN_BAUD",
+           "MAX_BAUD", "BAUD_TOLERANCE"]
 
 BAUD_TOLERANCE = 0.02   # a UART tolerates a few percent between the two ends' bit rates
+# the rates a bitstream is built for: from the slowest a USB serial bridge offers commonly to the
+# fastest the 12 MHz iCEBreaker divides (4 clock cycles a bit); a rate like 7 would build a
+# bitstream no host can talk to in any reasonable time
+MIN_BAUD, MAX_BAUD = 1_200, 3_000_000
 
 
 @dataclass(frozen=True)
@@ -59,10 +64,12 @@ def check_baud(clock_hz, baud):
     if divisor < MIN_DIVISOR:
         raise BadRequest(f"--baud {baud} is too fast for a {clock_hz / 1e6:g} MHz clock "
                          f"(at most {int(clock_hz // MIN_DIVISOR)})")
+    if not MIN_BAUD <= baud <= MAX_BAUD:
+        raise BadRequest(f"--baud {baud:,} is outside {MIN_BAUD:,} to {MAX_BAUD:,}")
     error = abs(clock_hz / divisor - baud) / baud
     if error > BAUD_TOLERANCE:
-        raise BadRequest(f"--baud {baud} cannot be divided from a {clock_hz / 1e6:g} MHz clock "
-                         f"(off by {100 * error:.1f}%)")
+        raise BadRequest(f"--baud {baud:,} cannot be divided from a {clock_hz / 1e6:g} MHz clock within the "
+                         f"UART's {100 * BAUD_TOLERANCE:g}% tolerance (off by {100 * error:.1f}%)")
     return divisor
 
 

@@ -245,6 +245,7 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1):
     engines (each with the legality stage; the leaf counter where the target has room) instead
     of a generator."""
     target = get_target(target_name)
+    config = config.canonical()     # a core without ROMs: one synthesis for every layout
     core, perft_engines = config.core, config.perft_engines
     if config.order and perft_engines:
         raise BadRequest("the perft array has no ordering stage: leave out the order or the perft engines")
@@ -311,6 +312,7 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1):
 
 
 def _report_path(target, config):
+    config = config.canonical()
     kind = (f"-perft{config.perft_engines}" if config.perft_engines else
             ("-legal" if config.legal else "") + ("-order" if config.order else ""))
     return cache_dir("synth") / f"{target}-{config.core}-{config.layout}{kind}.json"
@@ -378,6 +380,7 @@ def rated_synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1):
     (``mmoves_per_s``, millions), or for a perft array
     its nodes/cycle and nodes/s (``mnodes_per_s``, start position depth 4); the report, or the
     :class:`DoesNotFit` verdict, is kept as this configuration's last (:func:`saved_report`)."""
+    config = config.canonical()
     try:
         report = synth(target_name, config, build_dir=build_dir, seed=seed)
     except DoesNotFit as error:

@@ -11,7 +11,7 @@ from ..sim.model import Position, generate
 from ..sim.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_positions,
                      config, positions, print_rows)
-from ..tables.contracts import MAX_PLIES, SELECTABLE
+from ..tables.contracts import MAX_PLIES, SELECTABLE, core_contract
 from .validate import (MAX_ENGINES, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
                        output_dir, positive_int, seconds, whole)
 
@@ -115,7 +115,7 @@ def _synth(args):
     stages = (", legality stage" if report["legal"] and not engines else "") + \
         (", ordering stage" if report["order"] else "")
     print_rows([
-        ("target", f'{report["target"]} ({design}, {report["layout"]} layout{stages})'),
+        ("target", f'{report["target"]} ({design}, {_layout_words(report)}{stages})'),
         ("fmax", f'{report["fmax_mhz"]} MHz routed (goal {report["goal_mhz"]} MHz, '
                  f'constraint {report["constraint_mhz"]} MHz)'),
         ("logic cells", f'{report["logic_cells"]} / {report["logic_cells_available"]} '
@@ -132,6 +132,11 @@ def _synth(args):
         ("seconds", report["seconds"]),
     ])
     return 0
+
+
+def _layout_words(report):
+    """A core without ROMs is synthesized once for every layout (its report is the first layout's)."""
+    return f'{report["layout"]} layout' if core_contract(report["core"]).reads_rom else "any layout (no ROM)"
 
 
 def _build(args):

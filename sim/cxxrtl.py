@@ -171,24 +171,30 @@ def build_model(config, log=None):
     """Path of the compiled shared library of the generator ``config`` names (a model per
     order, fixed in the design), building it if not cached."""
     from ..rtl import MoveGenerator
+    config = config.canonical()         # one model for the layouts a core without ROMs ignores
     core, layout, legal, order = config.core, config.layout, config.legal, config.order
     return _compile(f"{core}{'-legal' if legal else ''}{'-' + order if order else ''}-{layout}", "cxxrtl_driver.cc",
                     lambda: _rtlil(MoveGenerator.from_config(config)),
                     f"the {core} core{' with the legality stage' if legal else ''}"
-                    f"{f' in {order} order' if order else ''}, {layout} layout", log)
+                    f"{f' in {order} order' if order else ''}, {_layout_words(config)}", log)
+
+
+def _layout_words(config):
+    return f"{config.layout} layout" if config.contract.reads_rom else "any layout (it reads no ROM)"
 
 
 def build_perft_model(config, log=None):
     """Path of the compiled shared library of the :class:`~hwmovegen.rtl.perft.PerftArray`
     ``config`` names."""
     from ..rtl.perft import PerftArray
+    config = config.canonical()
     core, layout, engines = config.core, config.layout, config.perft_engines
     kind = "" if config.count_leaves else "-streamed"
     return _compile(f"perft{engines}x{config.max_plies}{kind}-{core}-{layout}", "perft_driver.cc",
                     lambda: _rtlil(PerftArray.from_config(config),
                                   copies=[f"engine{index}" for index in range(engines)] if engines > 1 else ()),
                     f"the perft array ({engines} engine{'s' if engines > 1 else ''}, {core} core, "
-                    f"{layout} layout{'' if config.count_leaves else ', the last ply streamed'})", log)
+                    f"{_layout_words(config)}{'' if config.count_leaves else ', the last ply streamed'})", log)
 
 
 def build_leafcount_model(log=None):
@@ -353,7 +359,7 @@ def _open_model(path, clock=False):
 
 def _load_library(config, log=None):
     """The compiled model loaded with its C signatures (once per process)."""
-    key = config.layout, config.core, config.legal, config.order
+    key = config.canonical().layout, config.core, config.legal, config.order
     if key in _LIBRARIES:
         return _LIBRARIES[key]
     lib = _open_model(build_model(config, log=log), clock=True)

@@ -81,11 +81,15 @@ def test_an_ordered_generator_is_reported_apart(tmp_path, monkeypatch, capsys):
     assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--json"]) == 0
     assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--order"]) == 0
     out = capsys.readouterr().out
-    assert "(fast core, dense layout, ordering stage)" in out and "(0.5 moves/cycle x fmax, mvv-lva order)" in out
+    assert "(fast core, any layout (no ROM), ordering stage)" in out and "(0.5 moves/cycle x fmax, mvv-lva order)" in out
     plain, ordered = saved_report("ecp5-85f", GeneratorConfig(core="fast")), saved_report(
         "ecp5-85f", GeneratorConfig(core="fast", order=SELECTABLE))
     assert plain["fmax_mhz"] == 120.0 and plain["mmoves_per_s"] == 120.0 and not plain["order"]
     assert ordered["fmax_mhz"] == 100.0 and ordered["mmoves_per_s"] == 50.0 and ordered["order"]
+    # the fast core reads no ROM: its butterfly configuration is the same synthesis, one report
+    assert saved_report("ecp5-85f", GeneratorConfig("butterfly", "fast")) == plain
+    assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--layout", "butterfly", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["layout"] == "dense"
 
 
 def test_a_design_that_does_not_fit_says_what_its_netlist_needs(monkeypatch):
@@ -116,6 +120,7 @@ def test_build_leaves_a_bitstream(board, suffix, core, tmp_path, capsys):
 
 @pytest.mark.parametrize("baud, message", [
     (0, "must be positive"), (-1, "must be positive"), (20_000_000, "too fast"), (2_500_000, "cannot be divided"),
+    (7, "outside 1,200 to 3,000,000"), (1_199, "outside"),
 ])
 def test_baud_rates_the_clock_cannot_divide(baud, message):
     with pytest.raises(BadRequest, match=message):

@@ -10,6 +10,7 @@ import pytest
 
 from hwmovegen.cli import main
 from hwmovegen.sim.model import Position, cycle_bound, generate
+from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import KIWIPETE, POSITION3
 
@@ -191,6 +192,17 @@ def test_fast_core_from_the_commands(capsys):
     report = json.loads(out)
     assert code == 0 and report["stream_moves_per_cycle"] >= 0.95
     assert all(row["batch_moves_per_cycle"] > row["moves_per_cycle"] for row in report["positions"])
+
+
+def test_the_fast_core_has_one_model_for_every_layout(capsys):
+    """It reads no ROM: --layout butterfly takes the dense layout's compiled model, nothing compiled."""
+    from hwmovegen.sim import cxxrtl
+    code, dense, _ = run(capsys, "moves", "--fen", KIWIPETE, "--core", "fast", "--json")
+    code, butterfly, err = run(capsys, "moves", "--fen", KIWIPETE, "--core", "fast", "--layout", "butterfly", "--json")
+    assert code == 0 and json.loads(butterfly)["moves"] == json.loads(dense)["moves"] and "compiling" not in err
+    assert [name for name in cxxrtl.builds() if name.startswith("fast-")] == \
+        [cxxrtl.build_model(GeneratorConfig("dense", "fast")).parent.name]
+    assert cxxrtl.build_model(GeneratorConfig("butterfly", "fast")) == cxxrtl.build_model(GeneratorConfig("dense", "fast"))
 
 
 def test_legal_from_the_commands(capsys):
