@@ -94,12 +94,13 @@ class DevBoardTop(Elaboratable):
         return m
 
 
-def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200):
+def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200, stage=None):
     """Build the bitstream of the generator ``config`` names for a dev board into ``out_dir``;
     return a report dict. Its ``legal``: with the legality stage (GENERATE may then ask for
     legal moves); ``order``: with the ordering stage (GENERATE may then ask for an order);
     ``perft_engines``: a perft array of that many engines beside the generator (PERFT), counting
-    the last ply where the target has room for the leaf counter."""
+    the last ply where the target has room for the leaf counter. ``stage(name)``: as the flow
+    enters each of :data:`~.synth.STAGES`."""
     layout, core, legal, order, perft_engines = (config.layout, config.core, config.legal, bool(config.order),
                                                  config.perft_engines)
     board = get_dev_board(board_name)
@@ -114,7 +115,8 @@ def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200)
     build_dir = out_dir / "build"
     start = time.perf_counter()
     try:
-        parsed = run_flow(platform, DevBoardTop(config.replace(count_leaves=target.leaf_counter), baud), build_dir)
+        parsed = run_flow(platform, DevBoardTop(config.replace(count_leaves=target.leaf_counter), baud), build_dir,
+                          stage=stage)
     except DoesNotFit as error:
         stage = (" and the legality stage" if legal else "") + (" and the ordering stage" if order else "") + \
             (f" and {perft_engines} perft engine{'s' if perft_engines > 1 else ''}" if perft_engines else "")

@@ -17,7 +17,7 @@ from .validate import MAX_LOCAL_WORKERS, CliError, cluster_spec, positive_float,
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
            "add_positions", "add_ready", "positive_int", "positive_float", "probability", "positions", "log",
            "progress", "print_rows", "print_table", "config", "backend", "add_cluster", "cluster_session",
-           "cluster_rows"]
+           "cluster_rows", "stages"]
 
 
 class FlowError(Exception):
@@ -103,6 +103,9 @@ class _Silent:
     def update(self, n=1):
         pass
 
+    def set_description_str(self, text):
+        pass
+
     def reset(self, total=None):
         pass
 
@@ -110,12 +113,28 @@ class _Silent:
         pass
 
 
-def progress(args, total, unit="pos"):
-    """A tqdm bar on a terminal; silent in --json mode or when stderr is not a terminal."""
+def progress(args, total, unit="pos", what=None):
+    """A tqdm bar on a terminal (``what``: its description); silent in --json mode or when stderr
+    is not a terminal."""
     if args.json or not sys.stderr.isatty():
         return _Silent()
     from tqdm import tqdm
-    return tqdm(total=total, unit=unit, leave=False)
+    return tqdm(total=total, unit=unit, leave=False, desc=what)
+
+
+@contextlib.contextmanager
+def stages(args, names, what):
+    """A bar over a flow's ``names``d stages for the body, which calls the ``stage(name)`` it
+    gets as each begins; the bar shows the stage and the time spent (quiet in --json mode)."""
+    bar = progress(args, len(names), unit="stage")
+
+    def stage(name):
+        bar.update(names.index(name) + 1 - getattr(bar, "n", 0))
+        bar.set_description_str(f"{what}: {name}")
+    try:
+        yield stage
+    finally:
+        bar.close()
 
 
 def config(args, **changes):

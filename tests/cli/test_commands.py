@@ -153,6 +153,17 @@ def test_compare_text_says_how_long_the_comparison_took(capsys):
         int(rows["positions"]) / float(seconds) * 0.01 + 1
 
 
+def test_compare_shows_its_position_making_on_a_terminal_only(capsys, monkeypatch):
+    from hwmovegen.sim.positions import random_boards
+    made = []
+    assert len(random_boards(50, seed=3, progress=made.append)) == 50 == sum(made)
+    code, out, err = run(capsys, "compare", "--random", "300", "--json")
+    assert code == 0 and json.loads(out)["positions"] == 300 and err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = run(capsys, "compare", "--random", "300")
+    assert code == 0 and "making positions:" in err and "/300 " in err
+
+
 def test_compare_several_files(capsys, tmp_path):
     a, b = tmp_path / "a.epd", tmp_path / "b.epd"
     a.write_text(KIWIPETE + "\n")
