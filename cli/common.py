@@ -25,8 +25,34 @@ class FlowError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
+    """Errors as :class:`CliError`; an option that takes one value (or is a flag) refused when
+    given twice, where argparse would keep the last silently (``--fen A --fen B``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, base in ((None, argparse._StoreAction), ("store", argparse._StoreAction),
+                           ("store_true", argparse._StoreTrueAction),
+                           ("store_false", argparse._StoreFalseAction), ("store_const", argparse._StoreConstAction)):
+            self.register("action", name, _once(base))
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.given = set()
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):
         raise CliError(message)
+
+
+def _once(base):
+    class Once(base):
+        def __call__(self, parser, namespace, values, option_string=None):
+            if self.option_strings:
+                if self.dest in parser.given:
+                    raise CliError(f"argument {'/'.join(self.option_strings)}: given twice (give it once)")
+                parser.given.add(self.dest)
+            super().__call__(parser, namespace, values, option_string)
+    Once.__name__ = base.__name__
+    return Once
 
 
 def add_ready(parser):

@@ -111,6 +111,7 @@ def _compare(args):
         *([("batch cycles", f"{summary.span}  (back to back, first start to last done)")] if summary.span else []),
         ("stalls", summary.stalls),
         ("moves/cycle", f"{summary.moves_per_cycle:.4f}" if summary.cycles else "-"),
+        *([("checkmates", summary.checkmates), ("stalemates", summary.stalemates)] if summary.ends_known else []),
         ("mismatches", len(summary.mismatches)),
         ("seconds", f"{_three_figures(summary.seconds)}  (the comparison alone, "
                     f"{summary.positions / summary.seconds if summary.seconds else 0:,.0f} positions/s)"),

@@ -279,3 +279,47 @@ def test_bench_perft_against_the_cpu_perfts(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("HWMOVEGEN_GIGANTUA", str(tmp_path / "missing"))
     code, out, _ = run(capsys, "bench", "perft", "--core", "fast", "--engines", "2")
     assert "Gigantua: no gigantua binary on PATH (or $HWMOVEGEN_GIGANTUA): not measured" in out
+
+
+MATE = "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"           # the queen on g7 guarded by the king
+STALEMATE = "7k/8/6QK/8/8/8/8/8 b - - 0 1"
+
+
+def test_a_position_without_legal_moves_says_checkmate_or_stalemate(capsys, tmp_path):
+    for fen, end in ((MATE, "checkmate"), (STALEMATE, "stalemate")):
+        code, out, err = run(capsys, "moves", "--legal", "--fen", fen)
+        assert code == 0 and out == "" and err.splitlines()[-1] == f"hwmovegen: {end}: no legal moves in {fen}"
+        code, out, err = run(capsys, "moves", "--legal", "--fen", fen, "--json")
+        assert code == 0 and json.loads(out)["end"] == end and json.loads(out)["moves"] == [] and err == ""
+    code, out, err = run(capsys, "moves", "--legal", "--json")
+    assert json.loads(out)["end"] is None
+    code, out, _ = run(capsys, "moves", "--fen", MATE, "--json")       # pseudo-legal: the king's moves, no verdict
+    assert json.loads(out)["moves"] and "end" not in json.loads(out)
+    epd = tmp_path / "ends.epd"
+    epd.write_text(f"{MATE}\n{STALEMATE}\n{KIWIPETE}\n")
+    code, out, _ = run(capsys, "compare", "--legal", "--epd", str(epd), "--json")
+    summary = json.loads(out)
+    assert code == 0 and (summary["checkmates"], summary["stalemates"]) == (1, 1)
+    code, out, _ = run(capsys, "compare", "--legal", "--epd", str(epd))
+    assert code == 0 and "checkmates   1\n" in out and "stalemates   1\n" in out
+    code, out, _ = run(capsys, "compare", "--epd", str(epd), "--json")
+    assert "checkmates" not in json.loads(out)
+
+
+def test_perft_runs_an_epd_suites_depths_and_checks_them(capsys, tmp_path):
+    suite = tmp_path / "suite.epd"
+    suite.write_text(f'{KIWIPETE} ;D1 48 ;D2 2039 ;D3 97862 ;id "kiwipete"\n{POSITION3} ;D1 14 ;D2 191\n')
+    code, out, err = run(capsys, "perft", "--epd", str(suite), "--max-depth", "2", "--backend", "model")
+    lines = out.splitlines()
+    assert code == 0 and lines[:4] == ["kiwipete  D1  48  ok", "kiwipete  D2  2,039  ok",
+                                       f"{POSITION3}  D1  14  ok", f"{POSITION3}  D2  191  ok"]
+    assert lines[4].startswith("# 4 counts on 2 positions through model: all match; 2,292 nodes in ")
+    assert lines[4].endswith("; 1 deeper than --max-depth 2 not run") and len(lines) == 5
+    suite.write_text(f"{KIWIPETE} ;D1 48 ;D2 2040\n")
+    code, out, _ = run(capsys, "perft", "--epd", str(suite), "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and [row["matches"] for row in rows[:2]] == [True, False] and rows[1]["nodes"] == 2039
+    assert rows[2]["summary"]["mismatches"] == 1 and rows[2]["summary"]["max_depth"] == 5
+    code, out, _ = run(capsys, "perft", "--epd", str(suite), "--max-depth", "2")
+    assert code == 1 and "kiwipete" not in out and "D2  2,039  MISMATCH: the EPD says 2,040" in out
+    assert "1 MISMATCH" in out.splitlines()[-1]

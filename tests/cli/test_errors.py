@@ -41,6 +41,9 @@ def places(tmp_path, monkeypatch):
     (root / "page" / "index.html").mkdir(parents=True)
     (root / "bits" / "hwmovegen-icebreaker.bin").mkdir(parents=True)
     (root / "ip" / "movegen.v").mkdir(parents=True)
+    (root / "suite").write_text(f"{KIWIPETE} 9 bogus\n")
+    (root / "nodepths").write_text(f"{KIWIPETE} ;id \"kiwipete\"\n")
+    (root / "deep").write_text(f"{KIWIPETE} ;D3 97862\n")
     monkeypatch.chdir(root / "cwd")
     monkeypatch.setenv("HWMOVEGEN_CACHE", str(tmp_path / "cache"))
     return root
@@ -53,7 +56,8 @@ def _tree(root):
 def refused(capsys, places, argv, message):
     """Run ``argv`` ({file}, {folder}... name the places); it must be refused in one line with
     exit code 2, print nothing on stdout and leave every folder as it was."""
-    argv = [arg.format(**{name: places / name for name in ("file", "folder", "page", "bits", "ip")}) for arg in argv]
+    argv = [arg.format(**{name: places / name for name in ("file", "folder", "page", "bits", "ip", "suite", "nodepths",
+                                                           "deep")}) for arg in argv]
     before = _tree(places)
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "", (code, out, err)
@@ -89,6 +93,24 @@ IMPOSSIBLE = [
     (["moves", "--layout", "nonsense"], "invalid choice"),
     (["moves", "--core", "nonsense"], "invalid choice"),
     (["moves", "--fen", KIWIPETE, "--epd", "x.epd"], "not both"),
+    # an option that takes one value given twice: refused, not the last kept
+    (["moves", "--fen", KIWIPETE, "--fen", chess.STARTING_FEN], "argument --fen: given twice"),
+    (["moves", "--json", "--json"], "argument --json: given twice"),
+    (["perft", "--depth", "2", "--depth", "3"], "argument --depth: given twice"),
+    (["compare", "--seed", "-1"], "at least 0"),
+    (["report", "--out", "page", "--seed", "-3"], "at least 0"),
+    (["moves", "--epd", "{suite}"], "bad EPD operation '9'"),
+    # perft --epd: the suite's D<n> give the depths
+    (["perft"], "give --depth N (or --epd FILE"),
+    (["perft", "--depth", "2", "--max-depth", "3"], "--max-depth caps the depths of --epd's"),
+    (["perft", "--epd", "{file}"], "no positions"),
+    (["perft", "--epd", "{suite}", "--depth", "2"], "--depth does not go with --epd"),
+    (["perft", "--epd", "{suite}", "--fen", KIWIPETE], "--fen does not go with --epd"),
+    (["perft", "--epd", "{suite}", "--in-hardware"], "--in-hardware does not go with --epd"),
+    (["perft", "--epd", "{suite}", "--max-depth", "6"], "--force"),
+    (["perft", "--epd", "{suite}", "--max-depth", "16", "--force"], "--max-depth 16: at most 15"),
+    (["perft", "--epd", "{nodepths}"], "no D<n> operations up to depth 5"),
+    (["perft", "--epd", "{deep}", "--max-depth", "2"], "(1 deeper; raise --max-depth)"),
     # output paths: checked before any work, nothing made
     (["moves", "--backend", "pysim", "--vcd", "{folder}"], "is a folder, not a file"),
     (["moves", "--backend", "pysim", "--vcd", "{folder}/missing/x.vcd"], "does not exist"),
