@@ -304,7 +304,7 @@ def _compile_design(name, driver_name, design_rtlil, what, log=None):
     seconds = time.monotonic() - start
     _keep_time(name, seconds)
     if log:
-        log(f"compiled {what} in {seconds:.0f} s")
+        log(f"compiling the CXXRTL model of {what}: done in {seconds:.0f} s")
     return library
 
 
