@@ -22,9 +22,14 @@ from ..rtl.uart import MIN_DIVISOR
 from .synth import BadRequest, DoesNotFit, tool_environment, check_fits, check_out_dir, run_flow
 from .targets import TARGETS
 
-__all__ = ["DevBoard", "DEV_BOARDS", "get_dev_board", "DevBoardTop", "check_baud", "build_bitstream"]
+__all__ = ["DevBoard", "DEV_BOARDS", "get_dev_board", "DevBoardTop", "check_baud", "build_bitstream", "MIN_BAUD",
+           "MAX_BAUD", "BAUD_TOLERANCE"]
 
 BAUD_TOLERANCE = 0.02   # a UART tolerates a few percent between the two ends' bit rates
+# the rates a bitstream is built for: from the slowest a USB serial bridge offers commonly to the
+# fastest the 12 MHz iCEBreaker divides (4 clock cycles a bit); a rate like 7 would build a
+# bitstream no host can talk to in any reasonable time
+MIN_BAUD, MAX_BAUD = 1_200, 3_000_000
 
 
 @dataclass(frozen=True)
@@ -59,10 +64,12 @@ def check_baud(clock_hz, baud):
     if divisor < MIN_DIVISOR:
         raise BadRequest(f"--baud {baud} is too fast for a {clock_hz / 1e6:g} MHz clock "
                          f"(at most {int(clock_hz // MIN_DIVISOR)})")
+    if not MIN_BAUD <= baud <= MAX_BAUD:
+        raise BadRequest(f"--baud {baud:,} is outside {MIN_BAUD:,} to {MAX_BAUD:,}")
     error = abs(clock_hz / divisor - baud) / baud
     if error > BAUD_TOLERANCE:
-        raise BadRequest(f"--baud {baud} cannot be divided from a {clock_hz / 1e6:g} MHz clock "
-                         f"(off by {100 * error:.1f}%)")
+        raise BadRequest(f"--baud {baud:,} cannot be divided from a {clock_hz / 1e6:g} MHz clock within the "
+                         f"UART's {100 * BAUD_TOLERANCE:g}% tolerance (off by {100 * error:.1f}%)")
     return divisor
 
 
@@ -87,12 +94,13 @@ class DevBoardTop(Elaboratable):
         return m
 
 
-def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200):
+def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200, stage=None):
     """Build the bitstream of the generator ``config`` names for a dev board into ``out_dir``;
     return a report dict. Its ``legal``: with the legality stage (GENERATE may then ask for
     legal moves); ``order``: with the ordering stage (GENERATE may then ask for an order);
     ``perft_engines``: a perft array of that many engines beside the generator (PERFT), counting
-    the last ply where the target has room for the leaf counter."""
+    the last ply where the target has room for the leaf counter. ``stage(name)``: as the flow
+    enters each of :data:`~.synth.STAGES`."""
     layout, core, legal, order, perft_engines = (config.layout, config.core, config.legal, bool(config.order),
                                                  config.perft_engines)
     board = get_dev_board(board_name)
@@ -107,7 +115,8 @@ def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200)
     build_dir = out_dir / "build"
     start = time.perf_counter()
     try:
-        parsed = run_flow(platform, DevBoardTop(config.replace(count_leaves=target.leaf_counter), baud), build_dir)
+        parsed = run_flow(platform, DevBoardTop(config.replace(count_leaves=target.leaf_counter), baud), build_dir,
+                          stage=stage)
     except DoesNotFit as error:
         stage = (" and the legality stage" if legal else "") + (" and the ordering stage" if order else "") + \
             (f" and {perft_engines} perft engine{'s' if perft_engines > 1 else ''}" if perft_engines else "")

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,7 +35,7 @@ from ..sim.harness.toolchain import UnusablePath, cache_dir, check_output, tool
 from .targets import get_target
 
 __all__ = ["SynthError", "BadRequest", "DoesNotFit", "CoreHarness", "synth", "rated_synth", "saved_report",
-           "run_flow", "tool_environment", "check_out_dir", "check_fits"]
+           "run_flow", "STAGES", "RATED_STAGES", "tool_environment", "check_out_dir", "check_fits"]
 
 
 class SynthError(RuntimeError):
@@ -157,10 +158,30 @@ def _failure_line(output):
     return (errors or lines or ["no message"])[-1]
 
 
-def run_flow(platform, top, build_dir, name="top", seed=1):
+# the flow's stages as :func:`run_flow` reports them
+STAGES = ("elaborate", "Yosys", "place", "route", "pack")
+# nextpnr's log (Amaranth runs it with --log NAME.tim): the router starting (router1, router2),
+# and its last line, after which the packer (icepack, ecppack) runs
+_ROUTING = re.compile(r"^Info: (Routing\.\.|Running router2)", re.M)
+_FINISHED = "Info: Program finished normally."
+
+
+def _stage_of(build_dir, name):
+    """The stage a running flow is in, from the logs its tools write (Yosys ``NAME.rpt``,
+    nextpnr ``NAME.tim``)."""
+    try:
+        placing = (build_dir / f"{name}.tim").read_text(errors="replace")
+    except OSError:
+        return "Yosys"
+    return "pack" if _FINISHED in placing else "route" if _ROUTING.search(placing) else "place"
+
+
+def run_flow(platform, top, build_dir, name="top", seed=1, stage=None):
     """Build ``top`` on ``platform`` in ``build_dir``; return the parsed report. The
-    tools' output is kept in ``build_dir/flow.log``; a failure is one line."""
+    tools' output is kept in ``build_dir/flow.log``; a failure is one line. ``stage(name)``
+    is called as the flow enters each of :data:`STAGES`."""
     build_dir = Path(build_dir)
+    stage = stage or (lambda name: None)
     overrides = {
         "nextpnr_opts": f"--report report.json --timing-allow-fail --seed {seed}",
         "script_after_synth": f"tee -q -o {name}.stat.json stat -json",
@@ -168,6 +189,7 @@ def run_flow(platform, top, build_dir, name="top", seed=1):
     tools = tool_environment()
     saved = {key: os.environ.get(key) for key in tools}
     os.environ.update(tools)        # the platform checks for its tools while it plans the build
+    stage("elaborate")
     try:
         plan = platform.build(top, name=name, build_dir=str(build_dir), do_build=False, **overrides)
         plan.extract(build_dir)
@@ -179,11 +201,31 @@ def run_flow(platform, top, build_dir, name="top", seed=1):
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-    done = subprocess.run(["sh", f"{plan.script}.sh"], cwd=build_dir, env={**os.environ, **tools},
-                          capture_output=True, text=True)
-    (build_dir / "flow.log").write_text(done.stdout + done.stderr)
-    if done.returncode:
-        output = done.stdout + done.stderr
+    (build_dir / f"{name}.tim").unlink(missing_ok=True)     # a kept folder's last run
+    log_path = build_dir / "flow.log"
+    current = None
+    with open(log_path, "w") as log_file:
+        # a session of its own: stopped (Ctrl-C, SIGTERM), the script and the tool it runs are ended together
+        process = subprocess.Popen(["sh", f"{plan.script}.sh"], cwd=build_dir, env={**os.environ, **tools},
+                                   stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            while True:
+                try:
+                    process.wait(timeout=0.5)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                finally:
+                    now = _stage_of(build_dir, name)
+                    if now != current and process.returncode is None:
+                        current = now
+                        stage(now)
+        except BaseException:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            raise
+    output = log_path.read_text(errors="replace")
+    if process.returncode:
         try:        # what the netlist needs, if synthesis got that far
             cells = json.loads((build_dir / f"{name}.stat.json").read_text())["design"]["num_cells_by_type"]
         except (OSError, ValueError, KeyError):
@@ -194,7 +236,7 @@ def run_flow(platform, top, build_dir, name="top", seed=1):
         overflow = re.search(r"no BELs remaining to implement cell type '(\w+)'", output)
         if overflow:
             raise DoesNotFit(f"the placer ran out of {overflow[1]}", cells)
-        raise SynthError(f"synthesis failed: {_failure_line(done.stdout + done.stderr)}")
+        raise SynthError(f"synthesis failed: {_failure_line(output)}")
     return _parse_reports(build_dir, name)
 
 
@@ -237,14 +279,15 @@ def _what(config):
     return f"the {core} core{' with ' + ' and '.join(stages) if stages else ''}"
 
 
-def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1):
+def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=None):
     """Synthesize, place and route the generator ``config`` names for ``target_name``; return
     the report dict. ``seed`` is nextpnr's placement seed (fmax varies by a few percent between
     seeds). The config's ``order``: the generator with the ordering stage (its ``order`` input
     a port). Its ``perft_engines`` > 0: a :class:`~hwmovegen.rtl.perft.PerftArray` of that many
     engines (each with the legality stage; the leaf counter where the target has room) instead
-    of a generator."""
+    of a generator. ``stage(name)``: called as the flow enters each of :data:`STAGES`."""
     target = get_target(target_name)
+    config = config.canonical()     # a core without ROMs: one synthesis for every layout
     core, perft_engines = config.core, config.perft_engines
     if config.order and perft_engines:
         raise BadRequest("the perft array has no ordering stage: leave out the order or the perft engines")
@@ -264,7 +307,7 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1):
     own_dir = build_dir is None
     build_dir = Path(build_dir or tempfile.mkdtemp(prefix=f"hwmovegen-synth-{target_name}-"))
     try:
-        parsed = run_flow(target.platform(), _HarnessTop(design), build_dir, seed=seed)
+        parsed = run_flow(target.platform(), _HarnessTop(design), build_dir, seed=seed, stage=stage)
     except DoesNotFit as error:
         # the capacity of the resource the placer ran out of
         capacity = {target.logic_cell: target.logic_capacity, target.bram_cell: target.bram_capacity,
@@ -311,6 +354,7 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1):
 
 
 def _report_path(target, config):
+    config = config.canonical()
     kind = (f"-perft{config.perft_engines}" if config.perft_engines else
             ("-legal" if config.legal else "") + ("-order" if config.order else ""))
     return cache_dir("synth") / f"{target}-{config.core}-{config.layout}{kind}.json"
@@ -345,7 +389,7 @@ def _save_report(report):
 RATE_ORDER = "mvv-lva"
 
 
-def _stream_rate(config):
+def _stream_rate(config, log=None):
     """The core's moves/cycle over the standard batch, from the compiled model (None without g++);
     with an ``order``, the ordered stream's in ``RATE_ORDER``."""
     from ..sim.drivers.bench import stream_rate
@@ -353,14 +397,14 @@ def _stream_rate(config):
     from ..sim.harness.toolchain import cxx_compiler
     if not cxx_compiler():
         return None
-    return stream_rate(CxxrtlBackend(config.replace(order=RATE_ORDER if config.order else None)))
+    return stream_rate(CxxrtlBackend(config.replace(order=RATE_ORDER if config.order else None), log=log))
 
 
 # the perft arrays' rate: nodes per cycle of this walk on the compiled array
 RATE_PERFT = ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4)
 
 
-def _perft_rate(config):
+def _perft_rate(config, log=None):
     """The array's perft nodes/cycle (start position, depth 4), from the compiled model."""
     import chess
     from ..sim.drivers.hwperft import HardwarePerft
@@ -368,30 +412,38 @@ def _perft_rate(config):
     if not cxx_compiler():
         return None
     fen, depth = RATE_PERFT
-    run = HardwarePerft("cxxrtl", config).perft(chess.Board(fen), depth)
+    run = HardwarePerft("cxxrtl", config, log=log).perft(chess.Board(fen), depth)
     return run.nodes / run.cycles
 
 
-def rated_synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1):
+# after the flow, rated_synth measures the rate on the compiled model (compiling it if needed)
+RATED_STAGES = STAGES + ("moves/cycle",)
+
+
+def rated_synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=None, log=None):
     """:func:`synth` plus the core's moves/cycle (``moves_per_cycle``, from the compiled model
     over the standard batch; with ``order`` the ordered stream's, in ``RATE_ORDER``) and moves/s
     (``mmoves_per_s``, millions), or for a perft array
     its nodes/cycle and nodes/s (``mnodes_per_s``, start position depth 4); the report, or the
-    :class:`DoesNotFit` verdict, is kept as this configuration's last (:func:`saved_report`)."""
+    :class:`DoesNotFit` verdict, is kept as this configuration's last (:func:`saved_report`).
+    ``stage(name)`` as each of :data:`RATED_STAGES` begins; ``log``: the compile's notices."""
+    config = config.canonical()
     try:
-        report = synth(target_name, config, build_dir=build_dir, seed=seed)
+        report = synth(target_name, config, build_dir=build_dir, seed=seed, stage=stage)
     except DoesNotFit as error:
         _save_report({"target": target_name, "layout": config.layout, "core": config.core,
                       "legal": config.legal or bool(config.perft_engines), "perft_engines": config.perft_engines,
                       "order": bool(config.order), "seed": seed, "does_not_fit": str(error)})
         raise
+    if stage:
+        stage(RATED_STAGES[-1])
     if config.perft_engines:
-        rate = _perft_rate(config.replace(count_leaves=get_target(target_name).leaf_counter))
+        rate = _perft_rate(config.replace(count_leaves=get_target(target_name).leaf_counter), log)
         report["nodes_per_cycle"] = rate and round(rate, 4)
         report["mnodes_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
         _save_report(report)
         return report
-    rate = _stream_rate(config)
+    rate = _stream_rate(config, log)
     report["moves_per_cycle"] = rate and round(rate, 4)
     report["mmoves_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
     _save_report(report)

@@ -1,6 +1,8 @@
 """The ``hwmovegen`` command line: one module per command family, each with ``register`` and ``run``."""
 
+import signal
 import sys
+import threading
 from importlib import metadata
 
 from ..sim.model import PositionError
@@ -27,7 +29,27 @@ def build_parser():
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised like Ctrl-C's KeyboardInterrupt so that the same ``finally`` blocks run
+    (a compile's ``build-*`` folder in the cache, a synthesis's temporary folder are removed)."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def main(argv=None):
+    # SIGTERM handled only for this call (main may run inside another program, a test)
+    previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() \
+        else None
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv):
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -46,3 +68,5 @@ def main(argv=None):
         return 0
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 128 + signal.SIGTERM

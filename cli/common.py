@@ -17,7 +17,7 @@ from .validate import MAX_LOCAL_WORKERS, CliError, cluster_spec, positive_float,
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
            "add_positions", "add_ready", "positive_int", "positive_float", "probability", "positions", "log",
            "progress", "print_rows", "print_table", "config", "backend", "add_cluster", "cluster_session",
-           "cluster_rows"]
+           "cluster_rows", "stages"]
 
 
 class FlowError(Exception):
@@ -25,8 +25,34 @@ class FlowError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
+    """Errors as :class:`CliError`; an option that takes one value (or is a flag) refused when
+    given twice, where argparse would keep the last silently (``--fen A --fen B``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, base in ((None, argparse._StoreAction), ("store", argparse._StoreAction),
+                           ("store_true", argparse._StoreTrueAction),
+                           ("store_false", argparse._StoreFalseAction), ("store_const", argparse._StoreConstAction)):
+            self.register("action", name, _once(base))
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.given = set()
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):
         raise CliError(message)
+
+
+def _once(base):
+    class Once(base):
+        def __call__(self, parser, namespace, values, option_string=None):
+            if self.option_strings:
+                if self.dest in parser.given:
+                    raise CliError(f"argument {'/'.join(self.option_strings)}: given twice (give it once)")
+                parser.given.add(self.dest)
+            super().__call__(parser, namespace, values, option_string)
+    Once.__name__ = base.__name__
+    return Once
 
 
 def add_ready(parser):
@@ -103,6 +129,9 @@ class _Silent:
     def update(self, n=1):
         pass
 
+    def set_description_str(self, text):
+        pass
+
     def reset(self, total=None):
         pass
 
@@ -110,12 +139,28 @@ class _Silent:
         pass
 
 
-def progress(args, total, unit="pos"):
-    """A tqdm bar on a terminal; silent in --json mode or when stderr is not a terminal."""
+def progress(args, total, unit="pos", what=None):
+    """A tqdm bar on a terminal (``what``: its description); silent in --json mode or when stderr
+    is not a terminal."""
     if args.json or not sys.stderr.isatty():
         return _Silent()
     from tqdm import tqdm
-    return tqdm(total=total, unit=unit, leave=False)
+    return tqdm(total=total, unit=unit, leave=False, desc=what)
+
+
+@contextlib.contextmanager
+def stages(args, names, what):
+    """A bar over a flow's ``names``d stages for the body, which calls the ``stage(name)`` it
+    gets as each begins; the bar shows the stage and the time spent (quiet in --json mode)."""
+    bar = progress(args, len(names), unit="stage")
+
+    def stage(name):
+        bar.update(names.index(name) + 1 - getattr(bar, "n", 0))
+        bar.set_description_str(f"{what}: {name}")
+    try:
+        yield stage
+    finally:
+        bar.close()
 
 
 def config(args, **changes):

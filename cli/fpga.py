@@ -5,13 +5,13 @@ import json
 from ..boards.client import DeviceError, HostClient, LinkError, NotAPort, SerialTransport, SimulatedDevBoard
 from ..rtl.protocol import ErrorCode
 from ..boards.devboards import DEV_BOARDS, build_bitstream
-from ..boards.synth import RATE_ORDER, BadRequest, SynthError, rated_synth
+from ..boards.synth import RATE_ORDER, RATED_STAGES, STAGES, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
 from ..sim.model import Position, generate
 from ..sim.harness.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_positions,
-                     config, positions, print_rows)
-from ..tables.contracts import MAX_PLIES, SELECTABLE
+                     config, log, positions, print_rows, stages)
+from ..tables.contracts import MAX_PLIES, SELECTABLE, core_contract
 from .validate import (MAX_ENGINES, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
                        output_dir, positive_int, seconds, whole)
 
@@ -97,7 +97,9 @@ def _synth(args):
     engines = args.perft_engines or 0
     if args.order and engines:
         raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
-    report = rated_synth(args.target, _flag_config(args), build_dir=args.out, seed=args.seed)
+    with stages(args, RATED_STAGES, f"synthesis for the {args.target}") as stage:
+        report = rated_synth(args.target, _flag_config(args), build_dir=args.out, seed=args.seed, stage=stage,
+                             log=log(args))
     if args.json:
         print(json.dumps(report))
         return 0
@@ -112,10 +114,10 @@ def _synth(args):
         rate = ("moves/s", f'{report["mmoves_per_s"]} M ({report["moves_per_cycle"]} moves/cycle x fmax'
                            f'{", " + RATE_ORDER + " order" if report["order"] else ""})'
                 if report["mmoves_per_s"] else "- (no C++ compiler to measure moves/cycle)")
-    stages = (", legality stage" if report["legal"] and not engines else "") + \
+    parts = (", legality stage" if report["legal"] and not engines else "") + \
         (", ordering stage" if report["order"] else "")
     print_rows([
-        ("target", f'{report["target"]} ({design}, {report["layout"]} layout{stages})'),
+        ("target", f'{report["target"]} ({design}, {_layout_words(report)}{parts})'),
         ("fmax", f'{report["fmax_mhz"]} MHz routed (goal {report["goal_mhz"]} MHz, '
                  f'constraint {report["constraint_mhz"]} MHz)'),
         ("logic cells", f'{report["logic_cells"]} / {report["logic_cells_available"]} '
@@ -134,8 +136,14 @@ def _synth(args):
     return 0
 
 
+def _layout_words(report):
+    """A core without ROMs is synthesized once for every layout (its report is the first layout's)."""
+    return f'{report["layout"]} layout' if core_contract(report["core"]).reads_rom else "any layout (no ROM)"
+
+
 def _build(args):
-    report = build_bitstream(args.board, args.out, _flag_config(args), baud=args.baud)
+    with stages(args, STAGES, f"the {args.board} bitstream") as stage:
+        report = build_bitstream(args.board, args.out, _flag_config(args), baud=args.baud, stage=stage)
     if args.json:
         print(json.dumps(report))
         return 0

@@ -10,12 +10,15 @@ from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
 from ..sim.drivers.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
-from ..sim.model.perft import divide
+from ..sim.model.epd import read_epd_files
+from ..sim.model.legality import no_moves_verdict
+from ..sim.model import Position
+from ..sim.model.perft import divide, perft
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
                      add_order, add_positions, backend, cluster_rows, cluster_session, config, log, positions,
                      progress)
-from .validate import (MAX_ENGINES, add_force, check_engines, check_perft_depth, effective_backend, positive_float,
-                       positive_int, vcd_file, whole)
+from .validate import (HOST_PERFT_DEPTH, MAX_ENGINES, add_force, check_engines, check_perft_depth, effective_backend,
+                       positive_float, positive_int, vcd_file, whole)
 
 __all__ = ["register", "run"]
 
@@ -42,8 +45,14 @@ def register(subparsers):
                                           "moves, the host keeps the position and filters legality (with "
                                           "--legal the backend's stream is legal, and the host only makes and "
                                           "unmakes moves).")
-    p.add_argument("--fen", default=chess.STARTING_FEN, help="root position (default: the start position)")
-    p.add_argument("--depth", type=positive_int, required=True, help="depth of the tree, at least 1")
+    p.add_argument("--fen", help="root position (default: the start position)")
+    p.add_argument("--depth", type=positive_int, help="depth of the tree, at least 1 (required without --epd)")
+    p.add_argument("--epd", metavar="FILE", nargs="+", action="extend",
+                   help="run the perft counts of these position files' D1..D6 operations (the bundled suites' "
+                        "form, ';D1 20 ;D2 400'), each checked against the file; '-' reads standard input")
+    p.add_argument("--max-depth", type=positive_int, metavar="N",
+                   help="with --epd: the deepest count run (default: the depth --depth takes without --force "
+                        f"on the backend: {', '.join(f'{name} {depth}' for name, depth in HOST_PERFT_DEPTH.items())})")
     p.add_argument("--divide", action="store_true", help="node counts per root move, like Stockfish's go perft")
     add_backend(p)
     add_layout(p)
@@ -87,11 +96,14 @@ def _moves(args):
             bar.update(len(chunk))
     finally:
         bar.close()
+    say = log(args)
     for index, (record, result) in enumerate(zip(records, results)):
+        end = _end(args, record.board, result)
         if args.json:
             out = {"fen": record.fen, "backend": chosen.name, "core": args.core, "legal": args.legal,
                    "moves": result.uci(),
                    **({"order": args.order, "check": [int(m.check) for m in result.moves]} if args.order else {}),
+                   **({"end": end} if _ends_known(args) else {}),
                    **result.counters()}
             if record.ops:
                 out["epd"] = record.ops
@@ -99,14 +111,34 @@ def _moves(args):
             continue
         if len(records) > 1:
             print(("\n" if index else "") + f"# {record.fen}")
+        if end and say:
+            say(f"{end}: no legal moves in {record.fen}")
         for move in result.moves:
             # with --order, a move that gives check is marked as in SAN
             print(move.uci() + ("+" if move.check else ""))
     return 0
 
 
+def _ends_known(args):
+    """Whether an empty stream means no legal moves: legal moves, all of them (not the captures alone)."""
+    return args.legal and args.order != "captures"
+
+
+def _end(args, board, result):
+    """``checkmate`` or ``stalemate`` for a position the legality stage finds no move in, else None."""
+    if not _ends_known(args) or result.moves:
+        return None
+    return no_moves_verdict(Position.from_board(board, check=False))
+
+
 def _perft(args):
-    board = parse_fen(args.fen)
+    if args.epd:
+        return _perft_suite(args)
+    if args.max_depth:
+        raise CliError("--max-depth caps the depths of --epd's D<n> operations: give --epd, or --depth alone")
+    if args.depth is None:
+        raise CliError("give --depth N (or --epd FILE to run a suite's D<n> counts)")
+    board = parse_fen(args.fen or chess.STARTING_FEN)
     if args.in_hardware:
         return _perft_in_hardware(args, board)
     if args.engines != 1 or args.fmax:
@@ -144,6 +176,58 @@ def _perft(args):
     if cluster:
         _print_cluster(cluster)
     return 0
+
+
+def _perft_suite(args):
+    """``perft --epd``: every position's D<n> counts up to ``--max-depth``, each checked; a line
+    per position and depth, then a summary; exit 1 on a mismatch."""
+    for given, option in ((args.fen, "--fen"), (args.depth, "--depth"), (args.divide, "--divide"),
+                          (args.in_hardware, "--in-hardware"), (args.cluster, "--cluster")):
+        if given:
+            raise CliError(f"{option} does not go with --epd (its positions' D<n> operations give the depths; "
+                           "--max-depth caps them)")
+    cap = args.max_depth or HOST_PERFT_DEPTH[effective_backend(args.backend)]
+    check_perft_depth(cap, args.backend, force=args.force, option="--max-depth")
+    records = read_epd_files(args.epd)
+    runs = [(record, depth) for record in records for depth in sorted(record.depths) if depth <= cap]
+    skipped = sum(depth > cap for record in records for depth in record.depths)
+    if not runs:
+        raise CliError(f"no D<n> operations up to depth {cap} in {', '.join(args.epd)}: nothing to check"
+                       + (f" ({skipped} deeper; raise --max-depth)" if skipped else ""))
+    chosen = backend(args)
+    start = time.perf_counter()
+    wrong = nodes_total = 0
+    bar = progress(args, len(runs), unit="count")
+    try:
+        for record, depth in runs:
+            nodes, seconds = perft(record.board, depth, chosen.generate, args.legal)
+            bar.update()
+            expected = record.depths[depth]
+            wrong += nodes != expected
+            nodes_total += nodes
+            if args.json:
+                print(json.dumps({"fen": record.fen, "name": record.name, "depth": depth, "nodes": nodes,
+                                  "expected": expected, "matches": nodes == expected, "seconds": round(seconds, 3),
+                                  "backend": chosen.name, "core": args.core, "legal": args.legal}), flush=True)
+            else:
+                verdict = "ok" if nodes == expected else f"MISMATCH: the EPD says {expected:,}"
+                print(f"{record.name or record.fen}  D{depth}  {nodes:,}  {verdict}", flush=True)
+    finally:
+        bar.close()
+    seconds = time.perf_counter() - start
+    positions = len({id(record) for record, _ in runs})
+    if args.json:
+        print(json.dumps({"summary": {"positions": positions, "counts": len(runs), "mismatches": wrong,
+                                      "skipped_deeper": skipped, "max_depth": cap, "nodes": nodes_total,
+                                      "seconds": round(seconds, 3), "backend": chosen.name, "core": args.core,
+                                      "legal": args.legal}}))
+    else:
+        print(f"# {len(runs)} count{'s' if len(runs) != 1 else ''} on {positions} position"
+              f"{'s' if positions != 1 else ''} through {chosen.name}: "
+              + (f"{wrong} MISMATCH{'ES' if wrong != 1 else ''}" if wrong else "all match")
+              + f"; {nodes_total:,} nodes in {seconds:.1f} s"
+              + (f"; {skipped} deeper than --max-depth {cap} not run" if skipped else ""))
+    return 1 if wrong else 0
 
 
 def _fmax(args):

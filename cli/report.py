@@ -4,7 +4,7 @@ cores and the synthesis figures, in one self-contained HTML page."""
 import json
 from pathlib import Path
 
-from ..boards.synth import BadRequest, DoesNotFit, SynthError, rated_synth, saved_report
+from ..boards.synth import RATED_STAGES, BadRequest, DoesNotFit, SynthError, rated_synth, saved_report
 from ..boards.targets import TARGETS
 from ..rtl import CORES
 from ..sim.drivers.bench import RATE_POSITIONS
@@ -12,8 +12,8 @@ from ..sim.model import Position, echo_fen, generate
 from ..sim.model.positions import random_boards
 from ..sim.harness.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_backend, add_core, add_json, add_layout, add_legal, add_positions,
-                     add_ready, backend, config, log, positions, print_rows, progress)
-from .validate import MAX_REPORT_RANDOM, folder_for, whole
+                     add_ready, backend, config, log, positions, print_rows, progress, stages)
+from .validate import MAX_REPORT_RANDOM, MAX_SEED, folder_for, whole
 from .report_page import CoreSweep, Entry, PositionView, SynthRow, page
 
 __all__ = ["register", "run"]
@@ -38,7 +38,7 @@ def register(subparsers):
     p.add_argument("--random", type=whole(1, MAX_REPORT_RANDOM), metavar="N",
                    help="summary over N positions from seeded random games (default: over the positions shown; "
                         f"at most {MAX_REPORT_RANDOM:,})")
-    p.add_argument("--seed", type=int, default=1, help="seed of --random and of --ready (default 1)")
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=1, help="seed of --random and of --ready (default 1)")
     add_ready(p)
     p.add_argument("--synth", action="store_true",
                    help="synthesize every core for every target now (many minutes) instead of reading the last "
@@ -72,7 +72,11 @@ def run(args):
         bar.close()
 
     if args.random:
-        boards, names = random_boards(args.random, seed=args.seed), None
+        bar = progress(args, args.random, what="making positions")
+        try:
+            boards, names = random_boards(args.random, seed=args.seed, progress=bar.update), None
+        finally:
+            bar.close()
         what = f"{args.random} random positions (seed {args.seed})"
     else:
         boards = [record.board for record in records]
@@ -191,7 +195,8 @@ def _synth_rows(args, say):
                     say(f"synthesizing the {core} core{' with the legality stage' if args.legal else ''} for the "
                         f"{name} (minutes)")
                 try:
-                    rated_synth(name, config(args, core=core))
+                    with stages(args, RATED_STAGES, f"synthesis of the {core} core for the {name}") as stage:
+                        rated_synth(name, config(args, core=core), stage=stage, log=say)
                 except DoesNotFit:
                     pass        # kept as this configuration's verdict
                 except (BadRequest, ToolMissing) as error:

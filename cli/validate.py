@@ -101,14 +101,13 @@ def probability(text):
 
 
 def baud(text):
-    """A baud rate some dev board's clock can divide (at least MIN_DIVISOR clock cycles a bit)."""
-    from ..boards.devboards import DEV_BOARDS
-    from ..rtl.uart import MIN_DIVISOR
+    """``board --baud``: a rate ``build --baud`` makes bitstreams for (boards.devboards.MIN_BAUD
+    to MAX_BAUD)."""
+    from ..boards.devboards import MAX_BAUD, MIN_BAUD
     value = positive_int(text)
-    fastest = max(int(board.platform().default_clk_frequency) // MIN_DIVISOR for board in DEV_BOARDS.values())
-    if value > fastest:
-        raise argparse.ArgumentTypeError(f"must be at most {fastest:,} (the fastest dev board's clock / "
-                                         f"{MIN_DIVISOR}), not {value:,}")
+    if not MIN_BAUD <= value <= MAX_BAUD:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_BAUD:,} and at most {MAX_BAUD:,} (the rates "
+                                         f"'build --baud' makes bitstreams for), not {value:,}")
     return value
 
 

@@ -1,6 +1,7 @@
 """``hwmovegen compare`` and ``hwmovegen bench``: hardware against the model, and figures."""
 
 import json
+import math
 
 from ..sim.drivers.bench import RATE_POSITIONS, perft_rows, position_rows, stage_overhead, stream_rate
 from ..sim.drivers.compare import compare
@@ -15,7 +16,8 @@ from ..sim.peers.stockfish import find_stockfish
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
                      add_order, add_ready, backend, cluster_rows, cluster_session, config, log, positive_int,
                      print_rows, print_table, progress)
-from .validate import MAX_ENGINES, MAX_RANDOM, MAX_REPEAT, add_force, check_engines, check_perft_depth, whole
+from .validate import (MAX_ENGINES, MAX_RANDOM, MAX_REPEAT, MAX_SEED, add_force, check_engines, check_perft_depth,
+                       whole)
 
 __all__ = ["register", "run"]
 
@@ -29,7 +31,7 @@ def register(subparsers):
     p.add_argument("--epd", metavar="FILE", nargs="+", action="extend", help="position files to compare")
     p.add_argument("--random", type=whole(1, MAX_RANDOM), metavar="N",
                    help=f"add N positions from seeded random games (at most {MAX_RANDOM:,})")
-    p.add_argument("--seed", type=int, default=1, help="seed of --random and of --ready (default 1)")
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=1, help="seed of --random and of --ready (default 1)")
     p.add_argument("--jobs", type=positive_int, default=1,
                    help="worker processes (default 1; at most one per processor)")
     add_cluster(p)
@@ -74,7 +76,7 @@ def _compare(args):
         raise CliError("give --jobs or --cluster, not both")
     boards = [record.board for record in read_epd_files(args.epd or [])]
     if args.random:
-        boards += random_boards(args.random, seed=args.seed)
+        boards += _random_boards(args)
     if not args.epd and not args.random:
         boards = [record.board for record in bundled_suites()]
     backend(args, ready_probability=args.ready)     # validates, builds, says if it falls back
@@ -109,11 +111,28 @@ def _compare(args):
         *([("batch cycles", f"{summary.span}  (back to back, first start to last done)")] if summary.span else []),
         ("stalls", summary.stalls),
         ("moves/cycle", f"{summary.moves_per_cycle:.4f}" if summary.cycles else "-"),
+        *([("checkmates", summary.checkmates), ("stalemates", summary.stalemates)] if summary.ends_known else []),
         ("mismatches", len(summary.mismatches)),
-        ("seconds", f"{summary.seconds:.1f}"),
+        ("seconds", f"{_three_figures(summary.seconds)}  (the comparison alone, "
+                    f"{summary.positions / summary.seconds if summary.seconds else 0:,.0f} positions/s)"),
         *(cluster_rows(cluster, "batch", "batches") if cluster else []),
     ])
     return 1 if summary.mismatches else 0
+
+
+def _random_boards(args):
+    """``--random``'s positions, with a bar of their making (seconds at 100,000)."""
+    bar = progress(args, args.random, unit="pos", what="making positions")
+    try:
+        return random_boards(args.random, seed=args.seed, progress=bar.update)
+    finally:
+        bar.close()
+
+
+def _three_figures(seconds):
+    """Seconds to three significant figures: the bundled suites' 133 positions take a few hundredths
+    of a second, which one decimal showed as 0.0."""
+    return f"{seconds:.{max(0, 2 - math.floor(math.log10(seconds)))}f}" if seconds > 0 else "0"
 
 
 def _bench(args):

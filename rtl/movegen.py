@@ -8,7 +8,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..tables import get_layout
-from ..tables.contracts import CORE_NAMES, SELECTABLE
+from ..tables.contracts import CORE_NAMES, LAYOUT_NAMES, SELECTABLE
 from .board import BoardRAM, EditSignature, LoadSignature
 from .core import PLANES, ControlSignature
 from .rom import MoveTableROM
@@ -35,6 +35,9 @@ class CoreSpec(NamedTuple):
 
 CORES = {spec.component.contract.name: spec for spec in (CoreSpec(WalkerCore, MoveTableROM), CoreSpec(FastCore, NoRom))}
 assert tuple(CORES) == CORE_NAMES
+# the contract's reads_rom (which keys models and reports by GeneratorConfig.canonical) is the registry's
+assert all(bool(spec.rom.roms(get_layout(name))) == spec.contract.reads_rom
+           for spec in CORES.values() for name in LAYOUT_NAMES)
 
 
 def generator_roms(layout, core):

@@ -59,6 +59,7 @@ class CoreContract:
     work: str                   # "steps" or "pieces"
     work_name: str              # what the steps counter counts, for people
     load_while_busy: bool
+    reads_rom: bool = True      # False: no table ROM, the same hardware with every layout
     fixed: int = 0
     per_promotion: int = 0
     latency: int = None
@@ -70,7 +71,8 @@ CORE_CONTRACTS = {
     # node, one for the last move to leave the FIFO; a promotion node's four moves add three
     "walker": CoreContract("walker", 0, "steps", "table nodes", load_while_busy=False, fixed=4, per_promotion=3),
     # one move a cycle after the pipeline's latency, whatever the pieces without moves
-    "fast": CoreContract("fast", 1, "pieces", "pieces with moves", load_while_busy=True, latency=19, empty=5),
+    "fast": CoreContract("fast", 1, "pieces", "pieces with moves", load_while_busy=True, reads_rom=False,
+                         latency=19, empty=5),
 }
 CORE_NAMES = tuple(CORE_CONTRACTS)
 LAYOUT_NAMES = tuple(LAYOUTS)
@@ -126,3 +128,9 @@ class GeneratorConfig:
 
     def replace(self, **changes):
         return replace(self, **changes)
+
+    def canonical(self):
+        """This configuration as its hardware is: a core that reads no ROM (the fast core) is the
+        same hardware with every layout, named with the first. Compiled models and synthesis
+        reports are keyed by it, so such configurations share one model and one synthesis."""
+        return self if self.contract.reads_rom else replace(self, layout=LAYOUT_NAMES[0])

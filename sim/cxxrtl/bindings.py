@@ -29,7 +29,7 @@ def open_model(path, clock=False):
 
 def generator_library(config, log=None):
     """The compiled model loaded with its C signatures (once per process)."""
-    key = config.layout, config.core, config.legal, config.order
+    key = config.canonical().layout, config.core, config.legal, config.order
     if key in _LIBRARIES:
         return _LIBRARIES[key]
     lib = open_model(build_model(config, log=log), clock=True)

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from importlib import metadata, resources
 from pathlib import Path
 
@@ -61,24 +62,30 @@ def build_model(config, log=None):
     """Path of the compiled shared library of the generator ``config`` names (a model per
     order, fixed in the design), building it if not cached."""
     from ...rtl import MoveGenerator
+    config = config.canonical()         # one model for the layouts a core without ROMs ignores
     core, layout, legal, order = config.core, config.layout, config.legal, config.order
     return _compile(f"{core}{'-legal' if legal else ''}{'-' + order if order else ''}-{layout}", "cxxrtl_driver.cc",
                     lambda: design_rtlil(MoveGenerator.from_config(config)),
                     f"the {core} core{' with the legality stage' if legal else ''}"
-                    f"{f' in {order} order' if order else ''}, {layout} layout", log)
+                    f"{f' in {order} order' if order else ''}, {_layout_words(config)}", log)
+
+
+def _layout_words(config):
+    return f"{config.layout} layout" if config.contract.reads_rom else "any layout (it reads no ROM)"
 
 
 def build_perft_model(config, log=None):
     """Path of the compiled shared library of the :class:`~hwmovegen.rtl.perft.PerftArray`
     ``config`` names."""
     from ...rtl.perft import PerftArray
+    config = config.canonical()
     core, layout, engines = config.core, config.layout, config.perft_engines
     kind = "" if config.count_leaves else "-streamed"
     return _compile(f"perft{engines}x{config.max_plies}{kind}-{core}-{layout}", "perft_driver.cc",
                     lambda: design_rtlil(PerftArray.from_config(config),
                                   copies=[f"engine{index}" for index in range(engines)] if engines > 1 else ()),
                     f"the perft array ({engines} engine{'s' if engines > 1 else ''}, {core} core, "
-                    f"{layout} layout{'' if config.count_leaves else ', the last ply streamed'})", log)
+                    f"{_layout_words(config)}{'' if config.count_leaves else ', the last ply streamed'})", log)
 
 
 def build_leafcount_model(log=None):
@@ -152,9 +159,9 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None):
     if library.exists():
         return library
     if log:
-        log(f"compiling the CXXRTL model of {what}: Yosys write_cxxrtl, then g++ "
-            f"(about 10 s a generator; a first run of Yosys also compiles its WebAssembly, about 30 s; "
+        log(f"compiling the CXXRTL model of {what}: Yosys write_cxxrtl, then g++ ({_estimate(name)}; "
             f"cached in {root})")
+    start = time.monotonic()
     work = Path(tempfile.mkdtemp(dir=root, prefix="build-"))
     try:
         (work / "top.il").write_text(rtlil_text)
@@ -185,4 +192,41 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None):
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
+    seconds = time.monotonic() - start
+    _keep_time(name, seconds)
+    if log:
+        log(f"compiling the CXXRTL model of {what}: done in {seconds:.0f} s")
     return library
+
+
+def _times_path(name):
+    return cache_dir("cxxrtl", "index") / f"{name}.seconds"
+
+
+def _keep_time(name, seconds):
+    """The design's last compile time, beside the index (any sources: a design compiles in
+    about the same time after a small change), for the next compile's estimate."""
+    temporary = _times_path(name).with_suffix(f".{os.getpid()}.tmp")
+    try:
+        temporary.write_text(f"{seconds:.1f}\n")
+        os.replace(temporary, _times_path(name))
+    except OSError:
+        pass
+
+
+def _estimate(name):
+    """What the last compile of ``name`` on this machine took, else the range of the others
+    measured here (the time depends on the design, the machine and its load)."""
+    def read(path):
+        try:
+            return float(path.read_text())
+        except (OSError, ValueError):
+            return None
+    last = read(_times_path(name))
+    if last is not None:
+        return f"its last compile here took {last:.0f} s"
+    others = [t for t in map(read, _times_path(name).parent.glob("*.seconds")) if t is not None]
+    if others:
+        return (f"not compiled here before; the other models took {min(others):.0f} to {max(others):.0f} s"
+                if len(others) > 1 else f"not compiled here before; another model took {others[0]:.0f} s")
+    return "not timed here before: minutes for the larger designs"

@@ -9,6 +9,7 @@ import chess
 
 from ...tables.contracts import GeneratorConfig
 from ..backends import get_backend
+from ..model.legality import no_moves_verdict
 from ..model import Position, cycle_bound, echo_fen, generate, work
 from ..model.perft import legal_moves
 
@@ -52,6 +53,8 @@ class Summary:
     span: int = 0                    # back to back: cycles from each batch's first start to its last done
     stalls: int = 0
     promotion_nodes: int = 0
+    checkmates: int = 0              # with the legality stage (every move): positions without moves,
+    stalemates: int = 0              # the side to move in check or not
     seconds: float = 0.0
     mismatches: list = field(default_factory=list)
 
@@ -61,7 +64,8 @@ class Summary:
         return cls(backend, config.layout, config.core, config.legal, order=config.order)
 
     def add(self, other):
-        for name in ("positions", "moves", "legal_moves", "steps", "cycles", "span", "stalls", "promotion_nodes"):
+        for name in ("positions", "moves", "legal_moves", "steps", "cycles", "span", "stalls", "promotion_nodes",
+                     "checkmates", "stalemates"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.mismatches.extend(other.mismatches)
 
@@ -72,10 +76,17 @@ class Summary:
         cycles = self.span or self.cycles
         return self.moves / cycles if cycles else None
 
+    @property
+    def ends_known(self):
+        """Whether an empty stream is a position without legal moves (every legal move streamed)."""
+        return self.legal and self.order != "captures"
+
     def as_dict(self):
         out = asdict(self)
         if self.order is None:
             del out["order"]
+        if not self.ends_known:
+            del out["checkmates"], out["stalemates"]
         out["seconds"] = round(self.seconds, 3)
         out["moves_per_cycle"] = round(self.moves_per_cycle, 4) if self.cycles else None
         out["mismatches"] = [asdict(m) for m in self.mismatches]
@@ -136,6 +147,10 @@ def _check_chunk(backend, config, fens):
         summary.cycles += hardware.cycles or 0
         summary.stalls += hardware.stalls or 0
         summary.promotion_nodes += hardware.promotion_nodes
+        if summary.ends_known and not hardware.moves:
+            end = no_moves_verdict(Position.from_board(board, check=False))
+            summary.checkmates += end == "checkmate"
+            summary.stalemates += end == "stalemate"
         problem = check(board, hardware, model, core, legal, order)
         if problem:
             summary.mismatches.append(problem)

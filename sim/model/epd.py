@@ -13,13 +13,14 @@ from importlib import resources
 
 import chess
 
-from .movegen import PositionError, check_board, echo_fen, parse_fen
+from .movegen import FEN_FIELDS, PositionError, check_board, echo_fen, parse_fen
 
 __all__ = ["EpdRecord", "read_epd", "read_epd_files", "parse_epd_line", "bundled_suites", "bundled_path",
            "cpw_records"]
 
 BUNDLED = ("cpw-perft.epd", "perftsuite.epd")
 _DEPTH = re.compile(r"^D(\d+)$")
+_OPCODE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,14}$")
 
 
 @dataclass
@@ -45,6 +46,23 @@ def _suite_ops(text):
             operand = operand.strip()
             ops[opcode] = operand[1:-1] if operand.startswith('"') and operand.endswith('"') else (
                 int(operand) if operand.lstrip("-").isdigit() else operand)
+    return _checked_ops(ops)
+
+
+def _checked_ops(ops):
+    """``ops`` if every opcode is one (EPD: a letter, then up to 14 letters, digits or '_') and every
+    ``D<n>`` a whole count at a depth of at least 1; :class:`PositionError` otherwise (a typo
+    must not turn a perft count into an unchecked operation)."""
+    for opcode, operand in ops.items():
+        if not _OPCODE.match(opcode):
+            raise PositionError(f"bad EPD operation {opcode!r}: an opcode is a letter, then up to 14 letters, "
+                                "digits or '_'")
+        depth = _DEPTH.match(opcode)
+        if depth and (int(depth.group(1)) < 1 or not isinstance(operand, int) or operand < 0):
+            shown = f"{opcode} {'' if operand is None else operand}".strip()
+            raise PositionError(f"bad EPD operation '{shown}': "
+                                f"{opcode} wants the perft count at depth {depth.group(1)}, a whole number "
+                                "(depths from 1)")
     return ops
 
 
@@ -67,14 +85,17 @@ def parse_epd_line(line):
         board = parse_fen(" ".join(tokens[:6]))
         ops = _suite_ops(" ".join(tokens[6:]) + ";" + rest)
     else:
+        if len(tokens) < 4:     # an EPD position has the FEN's first four fields, no clocks
+            missing = FEN_FIELDS[len(tokens):4]
+            raise PositionError(f"bad EPD {text!r}: no {', '.join(missing[:-1]) + ' or ' if len(missing) > 1 else ''}"
+                                f"{missing[-1]} field{'s' if len(missing) > 1 else ''} (an EPD position has four)")
         try:
             board, parsed = chess.Board.from_epd(text)
         except ValueError as error:
             raise PositionError(f"bad EPD {text!r}: {error}") from None
-        check_board(board)
-        ops = {opcode: _operand_text(board, value) for opcode, value in parsed.items()}
-    depths = {int(_DEPTH.match(op).group(1)): int(value) for op, value in ops.items()
-              if _DEPTH.match(op) and str(value).isdigit()}
+        check_board(board, castling=tokens[2])
+        ops = _checked_ops({opcode: _operand_text(board, value) for opcode, value in parsed.items()})
+    depths = {int(_DEPTH.match(op).group(1)): value for op, value in ops.items() if _DEPTH.match(op)}
     return EpdRecord(echo_fen(board), board, depths, str(ops.get("id", "")), ops)
 
 

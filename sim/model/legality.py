@@ -14,7 +14,8 @@ from functools import lru_cache
 from ...tables import TableKind, rays as table_rays
 from ...tables.contracts import LEGAL_SETUP_CYCLES
 
-__all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "make_squares", "rays"]
+__all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "make_squares", "rays",
+           "no_moves_verdict"]
 
 
 @lru_cache(maxsize=None)
@@ -85,6 +86,14 @@ def king_safe_after(position, move):
 def legal_moves(position, moves):
     """The legal subset of the pseudo-legal ``moves`` of ``position``, in their order."""
     return [move for move in moves if king_safe_after(position, move)]
+
+
+def no_moves_verdict(position):
+    """Of a position without legal moves: ``checkmate`` if the side to move's king is attacked,
+    else ``stalemate``."""
+    black = not position.white_to_move
+    king = position.squares.index(_KING | (8 if black else 0))
+    return "checkmate" if attacked(position.squares, king, not black) else "stalemate"
 
 
 def setup_cycles(moves):

@@ -31,7 +31,7 @@ from ...tables.contracts import CAPTURE_BINS, core_contract, ORDER_LATENCY, ORDE
 from .order import gives_check, order_bin, order_moves
 
 __all__ = ["Move", "Position", "PositionError", "Generation", "generate", "check_board", "echo_fen", "parse_fen",
-           "cycle_bound", "work", "leaf_count", "gives_check", "order_bin", "order_moves"]
+           "cycle_bound", "work", "FEN_FIELDS", "leaf_count", "gives_check", "order_bin", "order_moves"]
 
 # board.status() problems refused: those that make generation meaningless, and those no game
 # can reach (more than 8 pawns or 16 pieces a side, more than two checkers, castling rights
@@ -69,19 +69,40 @@ class PositionError(ValueError):
     """A FEN or position the generator cannot or must not process."""
 
 
-def check_board(board):
-    """Raise :class:`PositionError` if generation is meaningless for ``board`` or no game reaches it."""
+def check_board(board, castling=None):
+    """Raise :class:`PositionError` if generation is meaningless for ``board`` or no game reaches it.
+    ``castling``: the FEN's castling field as written; python-chess drops a ``Q``/``q`` whose rook
+    is nowhere on the back rank before any status can see it, so the letters are checked here."""
     if board.chess960:
         raise PositionError("Chess960 positions are not supported")
     status = board.status()
     problems = [text for bit, text in _REJECTED_STATUS if status & bit]
-    if status & chess.STATUS_BAD_CASTLING_RIGHTS:
+    if castling is not None:
+        letters = "".join(letter for letter in dict.fromkeys(castling) if letter != "-" and not _at_home(board, letter))
+    elif status & chess.STATUS_BAD_CASTLING_RIGHTS:
         dropped = board.castling_rights & ~board.clean_castling_rights()
-        letters = "".join(letter for mask, letter in _CASTLE_LETTERS if dropped & mask)
-        problems.append(f"castling rights {letters or board.castling_xfen()} without the king and that rook "
-                        "on their squares")
+        letters = "".join(letter for mask, letter in _CASTLE_LETTERS if dropped & mask) or board.castling_xfen()
+    else:
+        letters = ""
+    if letters:
+        problems.append(f"castling rights {letters} without the king and that rook on their squares")
     if problems:
         raise PositionError(f"impossible position: {'; '.join(problems)}")
+
+
+# the king's and the rook's squares of each castling letter (standard chess: X-FEN's file letters
+# name a rook that is not in a corner, which only Chess960 has)
+_CASTLE_HOMES = {"K": (chess.E1, chess.H1), "Q": (chess.E1, chess.A1),
+                 "k": (chess.E8, chess.H8), "q": (chess.E8, chess.A8)}
+
+
+def _at_home(board, letter):
+    if letter not in _CASTLE_HOMES:
+        return False
+    king, rook = _CASTLE_HOMES[letter]
+    color = letter.isupper()
+    return (board.piece_at(king) == chess.Piece(chess.KING, color)
+            and board.piece_at(rook) == chess.Piece(chess.ROOK, color))
 
 
 def echo_fen(board):
@@ -91,13 +112,23 @@ def echo_fen(board):
     return board.fen(en_passant="fen")
 
 
+# a FEN's six fields; one given in part is refused, not completed with defaults, since the
+# side to move, the castling rights and the en-passant square change the moves
+FEN_FIELDS = ("piece placement", "side to move", "castling", "en passant", "halfmove clock", "fullmove number")
+
+
 def parse_fen(fen):
-    """A validated python-chess Board for ``fen``; :class:`PositionError` otherwise."""
+    """A validated python-chess Board for ``fen`` (all six fields); :class:`PositionError` otherwise."""
     try:
         board = chess.Board(fen)
     except ValueError as error:
         raise PositionError(f"bad FEN {fen!r}: {error}") from None
-    check_board(board)
+    fields = fen.split()
+    if len(fields) < len(FEN_FIELDS):
+        missing = FEN_FIELDS[len(fields):]
+        raise PositionError(f"bad FEN {fen!r}: no {', '.join(missing[:-1]) + ' or ' if len(missing) > 1 else ''}"
+                            f"{missing[-1]} field{'s' if len(missing) > 1 else ''} (a FEN has six)")
+    check_board(board, castling=fields[2])
     return board
 
 

@@ -68,7 +68,7 @@ def test_an_ordered_generator_is_reported_apart(tmp_path, monkeypatch, capsys):
     stubbed: the configuration's key and the printed stage are what is checked here)."""
     monkeypatch.setattr(synth_module, "cache_dir", lambda *parts: tmp_path)
 
-    def fake_synth(target, config, build_dir, seed):
+    def fake_synth(target, config, build_dir, seed, stage=None):
         order = bool(config.order)
         return {"target": target, "layout": config.layout, "core": config.core, "legal": config.legal,
                 "perft_engines": 0, "order": order,
@@ -77,15 +77,19 @@ def test_an_ordered_generator_is_reported_apart(tmp_path, monkeypatch, capsys):
                 "ffs": 6, "carries": 1, "brams": 1, "brams_available": 208, "critical_path": None, "seconds": 1}
 
     monkeypatch.setattr(synth_module, "synth", fake_synth)
-    monkeypatch.setattr(synth_module, "_stream_rate", lambda config: 0.5 if config.order else 1.0)
+    monkeypatch.setattr(synth_module, "_stream_rate", lambda config, log=None: 0.5 if config.order else 1.0)
     assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--json"]) == 0
     assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--order"]) == 0
     out = capsys.readouterr().out
-    assert "(fast core, dense layout, ordering stage)" in out and "(0.5 moves/cycle x fmax, mvv-lva order)" in out
+    assert "(fast core, any layout (no ROM), ordering stage)" in out and "(0.5 moves/cycle x fmax, mvv-lva order)" in out
     plain, ordered = saved_report("ecp5-85f", GeneratorConfig(core="fast")), saved_report(
         "ecp5-85f", GeneratorConfig(core="fast", order=SELECTABLE))
     assert plain["fmax_mhz"] == 120.0 and plain["mmoves_per_s"] == 120.0 and not plain["order"]
     assert ordered["fmax_mhz"] == 100.0 and ordered["mmoves_per_s"] == 50.0 and ordered["order"]
+    # the fast core reads no ROM: its butterfly configuration is the same synthesis, one report
+    assert saved_report("ecp5-85f", GeneratorConfig("butterfly", "fast")) == plain
+    assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--layout", "butterfly", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["layout"] == "dense"
 
 
 def test_a_design_that_does_not_fit_says_what_its_netlist_needs(monkeypatch):
@@ -116,6 +120,7 @@ def test_build_leaves_a_bitstream(board, suffix, core, tmp_path, capsys):
 
 @pytest.mark.parametrize("baud, message", [
     (0, "must be positive"), (-1, "must be positive"), (20_000_000, "too fast"), (2_500_000, "cannot be divided"),
+    (7, "outside 1,200 to 3,000,000"), (1_199, "outside"),
 ])
 def test_baud_rates_the_clock_cannot_divide(baud, message):
     with pytest.raises(BadRequest, match=message):
@@ -148,3 +153,49 @@ def test_fast_core_with_the_host_link_does_not_fit_the_icebreaker(tmp_path, caps
     assert main(["build", "--board", "icebreaker", "--core", "fast", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "does not fit" in err[0] and "the device has 5280" in err[0]
+
+
+# the tools as the flow sees them: the logs Yosys and nextpnr write, a stage at a time
+FAKE_FLOW = """
+echo yosys > top.rpt; sleep 0.8
+echo 'Info: Placed 5 cells based on constraints.' > top.tim; sleep 0.8
+echo 'Info: Routing..' >> top.tim; sleep 0.8
+echo 'Info: Program finished normally.' >> top.tim; sleep 0.8
+echo '{"utilization": {"ICESTORM_LC": {"used": 10, "available": 5280}, "ICESTORM_RAM": {"used": 1, "available": 30}},
+       "fmax": {"clk": {"achieved": 50.0, "constraint": 60.0}}}' > report.json
+echo '{"design": {"num_cells_by_type": {"SB_LUT4": 8}}}' > top.stat.json
+"""
+
+
+def test_synthesis_reports_its_stages_on_a_terminal_and_nothing_in_json(capsys, monkeypatch, tmp_path):
+    import dataclasses
+    import sys
+    from pathlib import Path
+    from hwmovegen.boards.targets import TARGETS
+
+    class FakePlan:
+        script = "build_top"
+
+        def extract(self, root):
+            (Path(root) / "build_top.sh").write_text(FAKE_FLOW)
+
+    class FakePlatform:
+        def build(self, top, *args, build_dir, **kwargs):
+            top._MustUse__silence = top.core._MustUse__silence = True    # never elaborated here
+            Path(build_dir).mkdir(parents=True, exist_ok=True)
+            return FakePlan()
+
+    monkeypatch.setenv("HWMOVEGEN_CACHE", str(tmp_path))
+    monkeypatch.setitem(TARGETS, "ice40-up5k", dataclasses.replace(TARGETS["ice40-up5k"], platform=FakePlatform))
+    monkeypatch.setattr(synth_module, "_stream_rate", lambda config, log=None: 0.5)
+    seen = []
+    report = synth_module.rated_synth("ice40-up5k", stage=seen.append)
+    assert seen == list(synth_module.RATED_STAGES) and report["fmax_mhz"] == 50.0 and report["mmoves_per_s"] == 25.0
+    assert main(["synth", "--target", "ice40-up5k", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["logic_cells"] == 10 and err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(["synth", "--target", "ice40-up5k"]) == 0
+    err = capsys.readouterr().err
+    assert all(f"synthesis for the ice40-up5k: {stage}" in err for stage in synth_module.RATED_STAGES), err
+    assert err.index(": Yosys") < err.index(": place") < err.index(": route") < err.index(": pack")

@@ -10,6 +10,7 @@ import pytest
 
 from hwmovegen.cli import main
 from hwmovegen.sim.model import Position, cycle_bound, generate
+from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import KIWIPETE, POSITION3
 
@@ -142,6 +143,27 @@ def test_compare_bundled_suites_json(capsys):
     assert summary["moves_per_cycle"] > 0.5 and summary["backend"] == "cxxrtl"
 
 
+def test_compare_text_says_how_long_the_comparison_took(capsys):
+    """The bundled suites compare in hundredths of a second: three figures, not a 0.0."""
+    code, out, _ = run(capsys, "compare")
+    rows = dict(line.split(None, 1) for line in out.splitlines() if line.startswith(("positions", "seconds")))
+    seconds, rate = rows["seconds"].split("  (the comparison alone, ")
+    assert code == 0 and float(seconds) > 0 and len(seconds.replace(".", "").lstrip("0")) == 3
+    assert abs(float(rate.split()[0].replace(",", "")) - int(rows["positions"]) / float(seconds)) <= \
+        int(rows["positions"]) / float(seconds) * 0.01 + 1
+
+
+def test_compare_shows_its_position_making_on_a_terminal_only(capsys, monkeypatch):
+    from hwmovegen.sim.model.positions import random_boards
+    made = []
+    assert len(random_boards(50, seed=3, progress=made.append)) == 50 == sum(made)
+    code, out, err = run(capsys, "compare", "--random", "300", "--json")
+    assert code == 0 and json.loads(out)["positions"] == 300 and err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = run(capsys, "compare", "--random", "300")
+    assert code == 0 and "making positions:" in err and "/300 " in err
+
+
 def test_compare_several_files(capsys, tmp_path):
     a, b = tmp_path / "a.epd", tmp_path / "b.epd"
     a.write_text(KIWIPETE + "\n")
@@ -181,6 +203,17 @@ def test_fast_core_from_the_commands(capsys):
     report = json.loads(out)
     assert code == 0 and report["stream_moves_per_cycle"] >= 0.95
     assert all(row["batch_moves_per_cycle"] > row["moves_per_cycle"] for row in report["positions"])
+
+
+def test_the_fast_core_has_one_model_for_every_layout(capsys):
+    """It reads no ROM: --layout butterfly takes the dense layout's compiled model, nothing compiled."""
+    from hwmovegen.sim import cxxrtl
+    code, dense, _ = run(capsys, "moves", "--fen", KIWIPETE, "--core", "fast", "--json")
+    code, butterfly, err = run(capsys, "moves", "--fen", KIWIPETE, "--core", "fast", "--layout", "butterfly", "--json")
+    assert code == 0 and json.loads(butterfly)["moves"] == json.loads(dense)["moves"] and "compiling" not in err
+    assert [name for name in cxxrtl.builds() if name.startswith("fast-")] == \
+        [cxxrtl.build_model(GeneratorConfig("dense", "fast")).parent.name]
+    assert cxxrtl.build_model(GeneratorConfig("butterfly", "fast")) == cxxrtl.build_model(GeneratorConfig("dense", "fast"))
 
 
 def test_legal_from_the_commands(capsys):
@@ -246,3 +279,47 @@ def test_bench_perft_against_the_cpu_perfts(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("HWMOVEGEN_GIGANTUA", str(tmp_path / "missing"))
     code, out, _ = run(capsys, "bench", "perft", "--core", "fast", "--engines", "2")
     assert "Gigantua: no gigantua binary on PATH (or $HWMOVEGEN_GIGANTUA): not measured" in out
+
+
+MATE = "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"           # the queen on g7 guarded by the king
+STALEMATE = "7k/8/6QK/8/8/8/8/8 b - - 0 1"
+
+
+def test_a_position_without_legal_moves_says_checkmate_or_stalemate(capsys, tmp_path):
+    for fen, end in ((MATE, "checkmate"), (STALEMATE, "stalemate")):
+        code, out, err = run(capsys, "moves", "--legal", "--fen", fen)
+        assert code == 0 and out == "" and err.splitlines()[-1] == f"hwmovegen: {end}: no legal moves in {fen}"
+        code, out, err = run(capsys, "moves", "--legal", "--fen", fen, "--json")
+        assert code == 0 and json.loads(out)["end"] == end and json.loads(out)["moves"] == [] and err == ""
+    code, out, err = run(capsys, "moves", "--legal", "--json")
+    assert json.loads(out)["end"] is None
+    code, out, _ = run(capsys, "moves", "--fen", MATE, "--json")       # pseudo-legal: the king's moves, no verdict
+    assert json.loads(out)["moves"] and "end" not in json.loads(out)
+    epd = tmp_path / "ends.epd"
+    epd.write_text(f"{MATE}\n{STALEMATE}\n{KIWIPETE}\n")
+    code, out, _ = run(capsys, "compare", "--legal", "--epd", str(epd), "--json")
+    summary = json.loads(out)
+    assert code == 0 and (summary["checkmates"], summary["stalemates"]) == (1, 1)
+    code, out, _ = run(capsys, "compare", "--legal", "--epd", str(epd))
+    assert code == 0 and "checkmates   1\n" in out and "stalemates   1\n" in out
+    code, out, _ = run(capsys, "compare", "--epd", str(epd), "--json")
+    assert "checkmates" not in json.loads(out)
+
+
+def test_perft_runs_an_epd_suites_depths_and_checks_them(capsys, tmp_path):
+    suite = tmp_path / "suite.epd"
+    suite.write_text(f'{KIWIPETE} ;D1 48 ;D2 2039 ;D3 97862 ;id "kiwipete"\n{POSITION3} ;D1 14 ;D2 191\n')
+    code, out, err = run(capsys, "perft", "--epd", str(suite), "--max-depth", "2", "--backend", "model")
+    lines = out.splitlines()
+    assert code == 0 and lines[:4] == ["kiwipete  D1  48  ok", "kiwipete  D2  2,039  ok",
+                                       f"{POSITION3}  D1  14  ok", f"{POSITION3}  D2  191  ok"]
+    assert lines[4].startswith("# 4 counts on 2 positions through model: all match; 2,292 nodes in ")
+    assert lines[4].endswith("; 1 deeper than --max-depth 2 not run") and len(lines) == 5
+    suite.write_text(f"{KIWIPETE} ;D1 48 ;D2 2040\n")
+    code, out, _ = run(capsys, "perft", "--epd", str(suite), "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and [row["matches"] for row in rows[:2]] == [True, False] and rows[1]["nodes"] == 2039
+    assert rows[2]["summary"]["mismatches"] == 1 and rows[2]["summary"]["max_depth"] == 5
+    code, out, _ = run(capsys, "perft", "--epd", str(suite), "--max-depth", "2")
+    assert code == 1 and "kiwipete" not in out and "D2  2,039  MISMATCH: the EPD says 2,040" in out
+    assert "1 MISMATCH" in out.splitlines()[-1]

@@ -3,6 +3,10 @@ tools: one line, exit 1."""
 
 import importlib.util
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import chess
 import pytest
@@ -37,6 +41,9 @@ def places(tmp_path, monkeypatch):
     (root / "page" / "index.html").mkdir(parents=True)
     (root / "bits" / "hwmovegen-icebreaker.bin").mkdir(parents=True)
     (root / "ip" / "movegen.v").mkdir(parents=True)
+    (root / "suite").write_text(f"{KIWIPETE} 9 bogus\n")
+    (root / "nodepths").write_text(f"{KIWIPETE} ;id \"kiwipete\"\n")
+    (root / "deep").write_text(f"{KIWIPETE} ;D3 97862\n")
     monkeypatch.chdir(root / "cwd")
     monkeypatch.setenv("HWMOVEGEN_CACHE", str(tmp_path / "cache"))
     return root
@@ -49,7 +56,8 @@ def _tree(root):
 def refused(capsys, places, argv, message):
     """Run ``argv`` ({file}, {folder}... name the places); it must be refused in one line with
     exit code 2, print nothing on stdout and leave every folder as it was."""
-    argv = [arg.format(**{name: places / name for name in ("file", "folder", "page", "bits", "ip")}) for arg in argv]
+    argv = [arg.format(**{name: places / name for name in ("file", "folder", "page", "bits", "ip", "suite", "nodepths",
+                                                           "deep")}) for arg in argv]
     before = _tree(places)
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "", (code, out, err)
@@ -63,6 +71,11 @@ IMPOSSIBLE = [
     ("qqqqkqqq/qqqqqqqq/qqqqqqqq/qqqqqqqq/8/8/8/4K3 w - - 0 1", "black has more than 16 pieces"),
     ("4r2k/8/8/8/8/3n4/8/r3K3 w - - 0 1", "more than two pieces give check"),
     ("4k3/8/8/8/8/8/8/4K3 w K - 0 1", "castling rights K without the king and that rook"),
+    ("4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1", "castling rights KQkq without the king and that rook"),
+    ("4k2r/8/8/8/8/8/8/4K3 b q - 0 1", "castling rights q without"),
+    ("r3k2r/8/8/8/8/8/8/R2K3R w KQ - 0 1", "castling rights KQ without"),
+    ("4k3/8/8/8/8/8/8/4K3", "no side to move, castling, en passant, halfmove clock or fullmove number fields"),
+    ("4k3/8/8/8/8/8/8/4K3 w - -", "no halfmove clock or fullmove number fields (a FEN has six)"),
 ]
 
 
@@ -80,6 +93,24 @@ IMPOSSIBLE = [
     (["moves", "--layout", "nonsense"], "invalid choice"),
     (["moves", "--core", "nonsense"], "invalid choice"),
     (["moves", "--fen", KIWIPETE, "--epd", "x.epd"], "not both"),
+    # an option that takes one value given twice: refused, not the last kept
+    (["moves", "--fen", KIWIPETE, "--fen", chess.STARTING_FEN], "argument --fen: given twice"),
+    (["moves", "--json", "--json"], "argument --json: given twice"),
+    (["perft", "--depth", "2", "--depth", "3"], "argument --depth: given twice"),
+    (["compare", "--seed", "-1"], "at least 0"),
+    (["report", "--out", "page", "--seed", "-3"], "at least 0"),
+    (["moves", "--epd", "{suite}"], "bad EPD operation '9'"),
+    # perft --epd: the suite's D<n> give the depths
+    (["perft"], "give --depth N (or --epd FILE"),
+    (["perft", "--depth", "2", "--max-depth", "3"], "--max-depth caps the depths of --epd's"),
+    (["perft", "--epd", "{file}"], "no positions"),
+    (["perft", "--epd", "{suite}", "--depth", "2"], "--depth does not go with --epd"),
+    (["perft", "--epd", "{suite}", "--fen", KIWIPETE], "--fen does not go with --epd"),
+    (["perft", "--epd", "{suite}", "--in-hardware"], "--in-hardware does not go with --epd"),
+    (["perft", "--epd", "{suite}", "--max-depth", "6"], "--force"),
+    (["perft", "--epd", "{suite}", "--max-depth", "16", "--force"], "--max-depth 16: at most 15"),
+    (["perft", "--epd", "{nodepths}"], "no D<n> operations up to depth 5"),
+    (["perft", "--epd", "{deep}", "--max-depth", "2"], "(1 deeper; raise --max-depth)"),
     # output paths: checked before any work, nothing made
     (["moves", "--backend", "pysim", "--vcd", "{folder}"], "is a folder, not a file"),
     (["moves", "--backend", "pysim", "--vcd", "{folder}/missing/x.vcd"], "does not exist"),
@@ -173,6 +204,10 @@ IMPOSSIBLE = [
     (["build", "--board", "icebreaker", "--layout", "butterfly"], "does not fit"),
     (["build", "--board", "icebreaker", "--baud", "0"], "at least 1"),
     (["build", "--board", "icebreaker", "--baud", "20000000"], "too fast"),
+    (["build", "--board", "icebreaker", "--baud", "7"], "--baud 7 is outside 1,200 to 3,000,000"),
+    (["build", "--board", "ulx3s-85f", "--baud", "5000000"], "--baud 5,000,000 is outside 1,200 to 3,000,000"),
+    (["build", "--board", "icebreaker", "--baud", "2500000"], "within the UART's 2% tolerance (off by 4.0%)"),
+    (["board", "--port", "{file}", "--baud", "600"], "at least 1,200 and at most 3,000,000"),
     (["build", "--board", "icebreaker", "--perft-engines", "1000"], f"at most {MAX_ENGINES}"),
     (["export", "--out", "ip", "--perft-engines", "1000"], f"at most {MAX_ENGINES}"),
     (["board", "--sim", "--timeout", "0"], "must be positive"),
@@ -301,3 +336,24 @@ def test_a_failing_flow_is_one_line_exit_1(capsys, monkeypatch):
     monkeypatch.setitem(TARGETS, "ice40-up5k", dataclasses.replace(TARGETS["ice40-up5k"], platform=BrokenPlatform))
     code, out, err = run(capsys, "synth", "--target", "ice40-up5k")
     assert code == 1 and err == "hwmovegen: error: synthesis failed: ERROR: Max frequency below 1 MHz\n"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_compile_leaves_no_build_folder(tmp_path, signum):
+    """Ctrl-C or SIGTERM during a compile into an empty cache: the ``build-*`` folder is removed,
+    and the notice said what it compiles and how long its last compile here took."""
+    cache = tmp_path / "cache"
+    (cache / "cxxrtl" / "index").mkdir(parents=True)
+    (cache / "cxxrtl" / "index" / "walker-dense.seconds").write_text("42.0\n")
+    process = subprocess.Popen([sys.executable, "-m", "hwmovegen", "moves"], env={**os.environ,
+                               "HWMOVEGEN_CACHE": str(cache)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list((cache / "cxxrtl").glob("build-*")):
+        assert process.poll() is None and time.monotonic() < deadline, "no compile started"
+        time.sleep(0.05)
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 128 + signum if signum == signal.SIGTERM else process.returncode == 130, err
+    assert not list((cache / "cxxrtl").glob("build-*")) and out == "" and "Traceback" not in err
+    assert ("compiling the CXXRTL model of the walker core, dense layout: Yosys write_cxxrtl, then g++ "
+            "(its last compile here took 42 s;") in err

@@ -262,7 +262,7 @@ def test_synthesis_shows_the_saved_reports_and_the_missing_ones(capsys, tmp_path
 def test_synth_option_runs_and_keeps_every_configuration(capsys, tmp_path, synth_cache, monkeypatch):
     runs = []
 
-    def fake_synth(target, config, build_dir, seed):
+    def fake_synth(target, config, build_dir, seed, stage=None):
         layout, core, legal = config.layout, config.core, config.legal
         runs.append((target, core, legal))
         if (target, core) == ("ice40-up5k", "fast"):
@@ -272,7 +272,7 @@ def test_synth_option_runs_and_keeps_every_configuration(capsys, tmp_path, synth
                 "brams_available": 30}
 
     monkeypatch.setattr(synth_module, "synth", fake_synth)
-    monkeypatch.setattr(synth_module, "_stream_rate", lambda config: 0.5)
+    monkeypatch.setattr(synth_module, "_stream_rate", lambda config, log=None: 0.5)
     code, _, err, page = report(capsys, tmp_path, "--synth", "--legal")
     assert code == 0 and "no synthesis report" not in err
     assert sorted(runs) == sorted((t, c, True) for t in ("ice40-up5k", "ecp5-85f") for c in ("walker", "fast"))

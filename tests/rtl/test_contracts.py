@@ -6,6 +6,7 @@ import chess
 import pytest
 
 from hwmovegen.rtl import CORES
+from hwmovegen.tables import get_layout
 from hwmovegen.rtl.order import Order
 from hwmovegen.rtl.protocol import CORE_IDS, LAYOUT_IDS, PERFT_MAX_DEPTH
 from hwmovegen.sim.harness import pysim as tb
@@ -88,3 +89,15 @@ def test_a_configuration_refuses_what_does_not_exist():
             GeneratorConfig(**bad)
     with pytest.raises(KeyError, match="unknown core 'slow'"):
         core_contract("slow")
+
+
+def test_configurations_of_one_hardware_are_one_canonical_configuration():
+    """A core that reads no ROM is the same hardware with every layout: one model, one synthesis."""
+    for layout in LAYOUT_NAMES:
+        for core, spec in CORES.items():
+            assert bool(spec.rom.roms(get_layout(layout))) == spec.contract.reads_rom
+            config = GeneratorConfig(layout, core, legal=True, perft_engines=2)
+            expected = config if spec.contract.reads_rom else config.replace(layout=LAYOUT_NAMES[0])
+            assert config.canonical() == expected
+    assert GeneratorConfig("butterfly", "fast").canonical() == GeneratorConfig("dense", "fast")
+    assert GeneratorConfig("butterfly", "walker").canonical().layout == "butterfly"

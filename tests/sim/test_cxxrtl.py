@@ -95,3 +95,15 @@ def test_perft_depth_3_through_the_fast_core(fast, suite):
     for record in suite[:7]:
         nodes, _ = perft(record.board, 3, fast.generate)
         assert nodes == record.depths[3], record.fen
+
+
+def test_the_compile_estimate_is_measured_here(tmp_path, monkeypatch):
+    """The compile notice quotes the design's last compile time in this cache, else the others'."""
+    from hwmovegen.sim import cxxrtl
+    monkeypatch.setenv("HWMOVEGEN_CACHE", str(tmp_path))
+    assert cxxrtl._estimate("walker-dense") == "not timed here before: minutes for the larger designs"
+    cxxrtl._keep_time("fast-dense", 211.4)
+    assert cxxrtl._estimate("walker-dense") == "not compiled here before; another model took 211 s"
+    cxxrtl._keep_time("walker-dense", 12.2)
+    assert cxxrtl._estimate("walker-dense") == "its last compile here took 12 s"
+    assert cxxrtl._estimate("perft3x8-fast-dense") == "not compiled here before; the other models took 12 to 211 s"

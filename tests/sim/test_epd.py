@@ -1,6 +1,7 @@
 """Position files: EPD with opcodes, the perft suites' FEN;operations form, BOM, stdin, errors."""
 
 import io
+import re
 
 import pytest
 
@@ -53,3 +54,15 @@ def test_bundled_suites():
     suites = bundled_suites()
     assert len(suites) == 133 and all(1 in r.depths and 3 in r.depths for r in suites)
     assert [r.name for r in cpw_records()][:2] == ["initial", "kiwipete"]
+
+
+@pytest.mark.parametrize("line, message", [
+    ("4k3/8/8/8/8/8/8/4K3 w", "no castling or en passant fields (an EPD position has four)"),
+    ("4k3/8/8/8/8/8/8/4K3 w Q - id \"x\";", "castling rights Q without"),
+    ("4k3/8/8/8/8/8/8/4K3 w - - 0 1 ;D1 5 ;D2 x", "'D2 x': D2 wants the perft count at depth 2, a whole number"),
+    ("4k3/8/8/8/8/8/8/4K3 w - - 0 1 9 bogus", "bad EPD operation '9'"),
+    ("4k3/8/8/8/8/8/8/4K3 w - - D1 -5;", "'D1 -5'"),
+])
+def test_epd_positions_and_operations_are_validated(line, message):
+    with pytest.raises(PositionError, match=re.escape(message)):
+        parse_epd_line(line)

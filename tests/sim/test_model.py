@@ -111,10 +111,29 @@ def test_castling_needs_right_and_empty_path():
     ("4k3/8/8/8/8/8/8/4K3 w K - 0 1", "castling rights K without the king and that rook"),
     ("r3k3/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "castling rights k without"),
     ("r3k2r/8/8/8/8/8/8/R2K3R w KQkq - 0 1", "castling rights KQ without"),
+    ("4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1", "castling rights KQkq without"),
+    ("4k3/8/8/8/8/8/8/1R2K3 w Q - 0 1", "castling rights Q without"),       # a rook, not in the corner
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "no side to move, castling, en passant, halfmove clock or "
+                                                    "fullmove number fields"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -", "no halfmove clock or fullmove number fields"),
 ])
 def test_impossible_positions_are_rejected(fen, problem):
     with pytest.raises(PositionError, match=problem):
         parse_fen(fen)
+
+
+@pytest.mark.parametrize("letter", "KQkq")
+def test_every_castling_letter_needs_its_king_and_rook_at_home(letter):
+    """Each letter alone: refused without its rook and with its king off its square (python-chess
+    itself drops a Q or q with no rook on the back rank before its status can see it)."""
+    home = "r3k2r/8/8/8/8/8/8/R3K2R"
+    assert parse_fen(f"{home} w {letter} - 0 1")
+    corner = {"K": "R3K3", "Q": "4K2R", "k": "r3k3", "q": "4k2r"}[letter]
+    no_rook = home.replace("R3K2R", corner) if letter.isupper() else corner + home[5:]
+    king_off = home.replace("R3K2R", "R2K3R") if letter.isupper() else "r2k3r" + home[5:]
+    for board in (no_rook, king_off):
+        with pytest.raises(PositionError, match=f"castling rights {letter} without"):
+            parse_fen(f"{board} w {letter} - 0 1")
 
 
 def test_a_check_python_chess_calls_impossible_is_accepted(suite):
