@@ -84,7 +84,9 @@ class PysimSearch:
         from ..rtl.search import SearchEngine
         self.dut = SearchEngine(config.layout, config.core)
 
-    def search(self, request):
+    def search(self, request, abort_after=None):
+        """The engine's answer to ``request``; ``abort_after``: raise ``abort`` for a cycle that many
+        cycles after ``start``."""
         from amaranth.sim import Simulator
         from . import testbench as tb
         dut, words = self.dut, {}
@@ -102,8 +104,12 @@ class PysimSearch:
             ctx.set(dut.start, 1)
             await ctx.tick()
             ctx.set(dut.start, 0)
+            cycle = 0
             while not ctx.get(dut.done):
+                ctx.set(dut.abort, cycle == abort_after)
                 await ctx.tick()
+                cycle += 1
+            ctx.set(dut.abort, 0)
             words["result"] = ctx.get(dut.result.as_value())
             words["counters"] = ctx.get(dut.counters.as_value())
             pv = []

@@ -63,3 +63,17 @@ def test_window_hint_node_limit_and_history():
     assert aborted.aborted and aborted.nodes == 25
     # the fifty-move rule: every child of a root at 99 plies a draw
     exact(SearchRequest(position, 1, halfmove=99))
+
+
+@pytest.mark.parametrize("after", [0, 150])
+def test_abort_stops_before_the_next_make(after):
+    """``abort`` right after the start stops the search before the root's first make: the model's
+    search with a node limit of 1. Later, it stops as a node limit of the nodes counted then would
+    have, if no move was made between (the engine checks before each make)."""
+    request = SearchRequest(Position.from_fen(MATE_IN_ONE), 1)
+    hardware = PysimSearch(GeneratorConfig(core="fast")).search(request, abort_after=after)
+    assert hardware.aborted
+    model = search(SearchRequest(Position.from_fen(MATE_IN_ONE), 1, node_limit=hardware.nodes))
+    assert model.aborted and hardware.best == model.best and hardware.score == model.score
+    if after == 0:
+        assert hardware.nodes == 1 and hardware.as_dict() == {**model.as_dict(), "cycles": hardware.cycles}
