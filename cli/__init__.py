@@ -5,12 +5,12 @@ from importlib import metadata
 
 from ..sim.model import PositionError
 from ..sim.toolchain import UnusablePath, cache_dir
-from . import export, formal, fpga, generate, report, tables, verify
+from . import export, formal, fpga, generate, report, search, tables, verify
 from .common import CliError, FlowError, Parser
 
 __all__ = ["main", "build_parser"]
 
-FAMILIES = (tables, generate, verify, formal, fpga, export, report)
+FAMILIES = (tables, generate, search, verify, formal, fpga, export, report)
 
 
 def build_parser():

@@ -1,0 +1,89 @@
+"""``hwmovegen search``: alpha-beta to a depth on a search backend, one result per position."""
+
+import argparse
+import json
+
+from ..sim.model import Position
+from ..sim.search import SearchRequest, format_score
+from ..sim.search_backends import SEARCH_BACKENDS, get_search_backend
+from ..tables.search import DEFAULT_QUIESCENCE, INF, MAX_DEPTH, MAX_QUIESCENCE
+from .common import CliError, add_core, add_json, add_positions, log, positions, print_rows, progress
+from .validate import positive_int, whole
+
+__all__ = ["register", "run"]
+
+
+def _score(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if not -INF <= value <= INF:
+        raise argparse.ArgumentTypeError(f"must be from {-INF} to {INF}, not {value}")
+    return value
+
+
+def register(subparsers):
+    p = subparsers.add_parser("search", help="search a position for its best move (alpha-beta)",
+                              description="Fail-hard negamax alpha-beta to --depth plies, then quiescence "
+                                          "(captures, and every evasion in check) to --quiescence plies more, "
+                                          "on PeSTO's tapered evaluation; draws by the fifty-move rule from the "
+                                          "FEN's halfmove clock and by repetition along the searched line. "
+                                          "Prints the best move, the score (centipawns for the side to move, "
+                                          "or mate in N moves), its bound, the principal variation and the "
+                                          "counters.")
+    add_positions(p, default_start=False)
+    p.add_argument("--depth", type=whole(1, MAX_DEPTH), required=True, metavar="N",
+                   help=f"full-width plies, 1 to {MAX_DEPTH}")
+    p.add_argument("--backend", default="model", choices=SEARCH_BACKENDS,
+                   help="model: the golden model's search (default)")
+    add_core(p)
+    p.add_argument("--quiescence", type=whole(0, MAX_QUIESCENCE), default=DEFAULT_QUIESCENCE, metavar="Q",
+                   help=f"quiescence plies below the horizon, 0 to {MAX_QUIESCENCE} (default {DEFAULT_QUIESCENCE})")
+    p.add_argument("--window", type=_score, nargs=2, metavar=("ALPHA", "BETA"),
+                   help=f"the root's window, alpha < beta (default: the full window, -{INF} {INF})")
+    p.add_argument("--nodes", type=positive_int, metavar="N",
+                   help="node limit: stop before the make that would exceed N nodes and report the best "
+                        "root move completed (default: none)")
+    p.add_argument("--hint", metavar="MOVE", help="a root move (UCI) to search first; ignored if not legal")
+    add_json(p)
+
+
+def run(args):
+    records = positions(args, default_start=False)
+    if not records:
+        raise CliError("give a position: --fen FEN or --epd FILE")
+    alpha, beta = args.window or (-INF, INF)
+    if alpha >= beta:
+        raise CliError(f"--window {alpha} {beta}: alpha must be below beta")
+    try:
+        chosen = get_search_backend(args.backend, core=args.core, log=log(args))
+    except KeyError as error:
+        raise CliError(error.args[0]) from None
+    bar = progress(args, len(records))
+    try:
+        for index, record in enumerate(records):
+            request = SearchRequest(Position.from_board(record.board, check=False), args.depth, alpha, beta,
+                                    node_limit=args.nodes or 0, hint=args.hint,
+                                    halfmove=record.board.halfmove_clock, quiescence=args.quiescence)
+            result = chosen.run(request)
+            bar.update()
+            if args.json:
+                out = {"fen": record.fen, "backend": chosen.name, "depth": args.depth,
+                       "quiescence": args.quiescence, "window": [alpha, beta], **result.as_dict()}
+                if record.ops:
+                    out["epd"] = record.ops
+                print(json.dumps(out), flush=True)
+                continue
+            if index:
+                print()
+            rows = [("position", record.fen), ("best", result.best.uci() if result.best else "(none)"),
+                    ("score", f"{format_score(result.score)} ({result.bound})"),
+                    ("pv", " ".join(move.uci() for move in result.pv) or "(empty)")]
+            rows += [(name, f"{value:,}") for name, value in result.counters().items()]
+            if result.aborted:
+                rows.append(("aborted", f"node limit {args.nodes:,} reached"))
+            print_rows(rows)
+    finally:
+        bar.close()
+    return 0
