@@ -3,6 +3,7 @@
 import sys
 from importlib import metadata
 
+from ..sim import hwsearch  # noqa: F401  (registers the hardware search backends: cxxrtl, pysim)
 from ..sim.model import PositionError
 from ..sim.toolchain import UnusablePath, cache_dir
 from . import export, formal, fpga, generate, report, search, tables, verify

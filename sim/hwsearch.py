@@ -14,6 +14,7 @@ from ..rtl.types import Move as MoveLayout, pack, unpack
 from ..tables.contracts import GeneratorConfig
 from ..tables.search import BOUNDS, MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE, SCORE_BITS
 from .search import SearchResult
+from .search_backends import register_search_backend
 from .wire import move_from_word
 
 __all__ = ["request_word", "result_from_words", "PysimSearch", "HardwareSearch", "check_request"]
@@ -127,7 +128,9 @@ class PysimSearch:
 
 class HardwareSearch:
     """The search engine of ``config`` (layout, core) on a simulation ``backend``: ``search(request)``
-    answers as the model's :func:`.search.search` does, with ``cycles``."""
+    (or ``run``, the search backends' interface) answers as the model's :func:`.search.search`
+    does, with ``cycles``."""
+    hardware = True
 
     def __init__(self, backend="cxxrtl", config=GeneratorConfig(core="fast"), log=None):
         if backend == "pysim":
@@ -145,3 +148,10 @@ class HardwareSearch:
 
     def search(self, request):
         return self._sim.search(request)
+
+    run = search
+
+
+for _backend in ("cxxrtl", "pysim"):
+    register_search_backend(_backend, lambda core="fast", log=None, backend=_backend:
+                            HardwareSearch(backend, GeneratorConfig(core=core), log=log))
