@@ -168,7 +168,9 @@ class SearchEngine(wiring.Component):
 
         # ---- the principal variation: row p, column k at Cat(k, p)
         column_bits = (P - 1).bit_length()
-        m.submodules.pv = pv = Memory(shape=Move, depth=P << column_bits, init=[])
+        # (a power of two deep: the copy port's address names row ply + 1 in every state, and
+        # CXXRTL refuses a read out of bounds)
+        m.submodules.pv = pv = Memory(shape=Move, depth=1 << (column_bits + len(ply)), init=[])
         pv_write, pv_copy, pv_out = pv.write_port(), pv.read_port(transparent_for=()), pv.read_port(domain="comb")
         m.d.comb += [pv_out.addr.eq(Cat(self.pv_index, Const(0, len(ply)))), self.pv_move.eq(pv_out.data)]
         column = Signal(range(P + 1))
