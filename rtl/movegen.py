@@ -17,7 +17,7 @@ from .fifo import RECORDS
 from .legality import LegalityStage
 from .order import MoveOrderer, Order, order_named
 from .ports import group
-from .types import BoardState, Counters
+from .types import COUNTER_WIDTH, BoardState, Counters
 from .walker import WalkerCore
 
 __all__ = ["MoveGenerator", "CORES", "CoreSpec", "generator_roms", "control_signature"]
@@ -102,6 +102,10 @@ class MoveGenerator(wiring.Component):
         stream's; ``steps`` and ``promotion_nodes`` the core's. ``order=`` an :class:`~.order.Order`
         builds the orderer with that order fixed and no port (a simulation model per order).
         Without an orderer the flag is 0.
+    legal_moves : Out, with ``legal=True`` and ``legal_count=True`` only
+        The legal moves of the last legal position, counted before an order drops any (a
+        quiescence search asks for the captures and must still tell a stalemate), valid from its
+        ``done`` until the next ``start``.
     move_planes, move_state : with ``positions=True`` only
         The position the move on the stream was generated from, while ``moves.valid`` (with
         ``legal``, for the pseudo-legal moves of ``all_moves`` positions): the fast core keeps
@@ -116,7 +120,10 @@ class MoveGenerator(wiring.Component):
         order = (config.order == SELECTABLE) or (config.order is not None and order_named(config.order))
         return cls(config.layout, config.core, legal=config.legal, order=order, **options)
 
-    def __init__(self, layout="dense", core="walker", legal=False, editable=False, positions=False, order=False):
+    def __init__(self, layout="dense", core="walker", legal=False, editable=False, positions=False, order=False,
+                 legal_count=False):
+        if legal_count and not legal:
+            raise ValueError("legal_count needs the legality stage (legal=True)")
         if core not in CORES:
             raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORES)})")
         self.layout = get_layout(layout) if isinstance(layout, str) else layout
@@ -124,6 +131,7 @@ class MoveGenerator(wiring.Component):
         self.legal = legal
         self.editable = editable
         self.positions = positions
+        self.legal_count = legal_count
         self.ordered = order is not False and order is not None
         self.fixed_order = None if order is True or not self.ordered else Order(order)
         super().__init__({
@@ -132,6 +140,7 @@ class MoveGenerator(wiring.Component):
             **({"edit": In(EditSignature()), "planes": Out(PLANES), "board_state": Out(BoardState),
                 "board_free": Out(1)} if editable else {}),
             **({"move_planes": Out(PLANES), "move_state": Out(BoardState)} if positions else {}),
+            **({"legal_moves": Out(COUNTER_WIDTH)} if legal_count else {}),
         })
 
     @property
@@ -262,6 +271,8 @@ class MoveGenerator(wiring.Component):
                 m.d.comb += self.board_free.eq(~(active & ~stage.ready))
             else:
                 m.d.comb += self.board_free.eq(~self.busy)
+        if self.legal_count:
+            m.d.comb += self.legal_moves.eq(moves)
         m.d.comb += [up.busy.eq(active | core.busy),
                      up.done.eq(Mux(bypass, core.done, done)),
                      up.counters.eq(Mux(bypass, core.counters, counted))]

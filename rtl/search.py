@@ -1,0 +1,436 @@
+"""Search in hardware: fail-hard negamax alpha-beta with quiescence, node for node the golden
+model's (:mod:`hwmovegen.sim.search`, ``docs/search.md``).
+
+:class:`SearchEngine` is built from the perft engine's parts: a legal generator with the ordering
+stage (its order chosen per position: ``mvv-lva`` for a full-width node and a quiescence node
+in check, ``captures`` for the others), the :class:`~.apply.MoveApplier`'s make and unmake, a
+move list per ply (:class:`~.perft.MoveLists`). Beside the board, :class:`~.evaluate.PositionTerms`
+keeps the evaluation and the Polyglot key on every square the applier writes, and
+:class:`~.evaluate.InCheck` tells a check from the planes, so that a quiescence node stands pat
+on the spot, without a generation.
+
+The walk is one FSM over an explicit stack: per ply the window (alpha, beta), the depth left (0:
+a quiescence node, with its quiescence ply ``q``), the move list's cursor and end, the move made
+from it, the halfmove clock and the key (for repetitions along the path). The principal variation
+is a triangular table in a memory: row ``p`` is the line from ply ``p``, copied from row ``p + 1``
+behind the move that raised alpha, a word a cycle.
+
+A node is entered (``ENTER``) with the board already its own: the draw rules first (ply > 0: the
+halfmove clock, the path's keys in parallel, the request's history keys through a filter of 1024
+bits that only sends a likely match to a scan of the history memory), then stand pat or a
+generation, then its moves, each made (``MAKE``), searched and unmade (``RETURN``, ``SCORE``).
+"""
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
+from amaranth.lib import data, wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from ..tables.contracts import MAX_MOVES
+from ..tables.search import (BOUNDS, COUNTERS, INF, MATE, MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE, MAX_SEARCH_PLIES,
+                             SCORE_BITS)
+from .apply import MoveApplier
+from .board import LoadSignature
+from .evaluate import InCheck, PositionTerms
+from .movegen import MoveGenerator
+from .order import Order
+from .perft import MoveLists
+from .types import Move
+
+__all__ = ["SearchRequest", "SearchResult", "SearchCounters", "SEARCH_COUNTER_NAMES", "SEARCH_COUNTER_WIDTH",
+           "HistorySignature", "SearchEngine", "FILTER_BITS"]
+
+SEARCH_COUNTER_WIDTH = 48
+FILTER_BITS = 10            # the history filter: a bit per value of the key's low bits
+_PAWN = 1
+Score = signed(SCORE_BITS)
+
+# the model's counters (tables/search.py), then where the cycles go
+SEARCH_COUNTER_NAMES = COUNTERS + ("cycles", "generate_cycles", "first_move_cycles", "apply_cycles", "pv_cycles",
+                                   "draw_cycles")
+SearchCounters = data.StructLayout({name: SEARCH_COUNTER_WIDTH for name in SEARCH_COUNTER_NAMES})
+SearchCounters.__doc__ = """The counters of a search: ``nodes`` (the root and every position made),
+``qnodes`` (nodes entered through quiescence), ``cutoffs`` (beta cutoffs, stand pat included),
+``generations`` (move generations started), as the model counts them; ``cycles`` from the cycle
+that takes ``start`` to ``done``, and of those: ``generate_cycles`` (a generation started until
+its ``done``), ``first_move_cycles`` (of those, until its first move or its ``done``),
+``apply_cycles`` (make and unmake), ``pv_cycles`` (copying lines of the triangular table),
+``draw_cycles`` (scanning the history memory)."""
+
+
+class SearchRequest(data.Struct):
+    """What a search is asked: sampled with ``start``."""
+    depth: range(MAX_DEPTH + 1)                 # full-width plies, 1 to MAX_DEPTH
+    quiescence: range(MAX_QUIESCENCE + 1)       # Q: quiescence plies below the horizon, at most
+    alpha: Score
+    beta: Score
+    node_limit: 32                              # 0: none
+    hint: Move                                  # tried first at the root if legal (frm, to, promotion)
+    hint_valid: 1
+    halfmove_clock: 8                           # at the root (100 or more: every child a draw)
+    history: range(MAX_HISTORY + 1)             # history keys written (HistorySignature)
+
+
+class SearchResult(data.Struct):
+    """A search's answer, held from ``done`` until the next ``start``."""
+    best: Move
+    best_valid: 1                               # 0: the root has no legal move
+    score: Score
+    bound: range(len(BOUNDS))                   # an index into tables.search.BOUNDS
+    aborted: 1
+    pv_length: range(MAX_SEARCH_PLIES + 1)
+
+
+class HistorySignature(wiring.Signature):
+    """The keys of the game's earlier positions since the last irreversible move, written
+    before ``start`` (``en``: key ``key`` at ``index``)."""
+
+    def __init__(self):
+        super().__init__({"en": Out(1), "index": Out(range(MAX_HISTORY)), "key": Out(64)})
+
+
+class SearchEngine(wiring.Component):
+    """Searches the loaded position: alpha-beta to ``request.depth`` plies, then quiescence.
+
+    Ports
+    -----
+    load : In(LoadSignature)
+        The root position (as for the perft engine); written while idle.
+    history : In(HistorySignature)
+        The history keys, written while idle.
+    request : In(SearchRequest)
+        Sampled with ``start``, taken when idle.
+    start, abort : In(1)
+        ``abort`` stops a running search before its next make, as a node limit does.
+    busy, done : Out(1)
+        ``done`` pulses once the search is over and the board holds the root again.
+    result : Out(SearchResult)
+    counters : Out(SearchCounters)
+    pv_index, pv_move : In, Out(Move)
+        The principal variation, read a move at a time (``pv_move`` is move ``pv_index`` of it,
+        combinationally).
+    """
+
+    def __init__(self, layout="dense", core="fast", max_plies=MAX_SEARCH_PLIES):
+        self.layout, self.core, self.max_plies = layout, core, max_plies
+        self.generator = MoveGenerator(layout, core, legal=True, editable=True, order=True, legal_count=True)
+        self.applier = MoveApplier(max_plies)
+        self.terms = PositionTerms()
+        super().__init__({
+            "load": In(LoadSignature()),
+            "history": In(HistorySignature()),
+            "request": In(SearchRequest),
+            "start": In(1),
+            "abort": In(1),
+            "busy": Out(1),
+            "done": Out(1),
+            "result": Out(SearchResult),
+            "counters": Out(SearchCounters),
+            "pv_index": In(range(max_plies)),
+            "pv_move": Out(Move),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        P = self.max_plies
+        m.submodules.generator = gen = self.generator
+        m.submodules.applier = applier = self.applier
+        m.submodules.terms = terms = self.terms
+        m.submodules.in_check = in_check = InCheck()
+        m.submodules.lists = lists = MoveLists(P * MAX_MOVES)
+        wiring.connect(m, wiring.flipped(self.load), gen.load)
+        wiring.connect(m, applier.edit, gen.edit)
+        m.d.comb += [applier.planes.eq(gen.planes), applier.state.eq(gen.board_state),
+                     terms.planes.eq(gen.planes), terms.state.eq(gen.board_state),
+                     in_check.planes.eq(gen.planes), in_check.state.eq(gen.board_state)]
+        for name in ("square_en", "square", "code", "state_en", "state"):
+            m.d.comb += getattr(terms.edit, name).eq(getattr(applier.edit, name))
+
+        # ---- the request, latched at start
+        request = Signal(SearchRequest)
+        counters = Signal(SearchCounters)
+        result = Signal(SearchResult)
+        m.d.comb += [self.counters.eq(counters), self.result.eq(result)]
+
+        # ---- the stack: a frame per ply
+        ply = Signal(range(P))
+        def frames(shape, name):
+            return Array(Signal(shape, name=f"{name}{p}") for p in range(P))
+        alphas, betas = frames(Score, "alpha"), frames(Score, "beta")
+        depths, qs = frames(range(MAX_DEPTH + 1), "depth"), frames(range(MAX_QUIESCENCE + 1), "q")
+        indices, ends = frames(range(MAX_MOVES + 1), "index"), frames(range(MAX_MOVES + 1), "end")
+        clocks = frames(range(101), "clock")
+        keys = frames(64, "key")
+        pv_lengths = frames(range(P + 1), "pv_length")
+        made = frames(Move, "made")
+        alpha, beta, depth, q = alphas[ply], betas[ply], depths[ply], qs[ply]
+        quiescent = depth == 0
+
+        # ---- the principal variation: row p, column k at Cat(k, p)
+        column_bits = (P - 1).bit_length()
+        # (a power of two deep: the copy port's address names row ply + 1 in every state, and
+        # CXXRTL refuses a read out of bounds)
+        m.submodules.pv = pv = Memory(shape=Move, depth=1 << (column_bits + len(ply)), init=[])
+        pv_write, pv_copy, pv_out = pv.write_port(), pv.read_port(transparent_for=()), pv.read_port(domain="comb")
+        m.d.comb += [pv_out.addr.eq(Cat(self.pv_index, Const(0, len(ply)))), self.pv_move.eq(pv_out.data)]
+        column = Signal(range(P + 1))
+
+        # ---- the history: a memory of keys, and a filter of their low bits
+        # (a power of two deep: a scan reads one word past the last key)
+        m.submodules.history = history = Memory(shape=64, depth=1 << MAX_HISTORY.bit_length(), init=[])
+        history_write, history_read = history.write_port(), history.read_port(transparent_for=())
+        m.d.comb += [history_write.en.eq(self.history.en), history_write.addr.eq(self.history.index),
+                     history_write.data.eq(self.history.key)]
+        filter_ = Signal(1 << FILTER_BITS)
+        scanned = Signal(range(MAX_HISTORY + 1))        # history keys read (filter build, node scan)
+        key = terms.key
+
+        # ---- scores
+        ret = Signal(Score)                 # the value the node at `ply` returns
+        child = Signal(signed(SCORE_BITS + 1))
+        m.d.comb += child.eq(-ret)
+        stand = terms.score
+        mated = Signal(Score)
+        m.d.comb += mated.eq(ply - MATE)    # -(MATE - ply)
+
+        # ---- the root's answer
+        best, best_valid, aborted = Signal(Move), Signal(1), Signal(1)
+        abort_asked = Signal(1)
+        with m.If(self.abort):
+            m.d.sync += abort_asked.eq(1)
+
+        # ---- generation
+        found_hint = Signal(1)
+        written = Signal(range(MAX_MOVES + 1))
+        seen_first = Signal(1)
+        order = Signal(Order)
+        moves = gen.moves
+        hint = request.hint
+        is_hint = (ply == 0) & request.hint_valid & (moves.payload.frm == hint.frm) & \
+            (moves.payload.to == hint.to) & (moves.payload.promotion == hint.promotion)
+        m.d.comb += [
+            moves.ready.eq(1),
+            gen.order.eq(order), gen.all_moves.eq(0),
+            lists.write_data.eq(moves.payload),
+            applier.commands.payload.move.eq(lists.read_data),
+        ]
+        list_slot = Signal(8)
+        m.d.comb += lists.addr.eq(Cat(Mux(lists.write, list_slot, indices[ply][:8]), ply))
+        m.d.comb += list_slot.eq(Mux(is_hint, 0, written + 1))
+
+        def count(name, by=1):
+            m.d.sync += counters[name].eq(counters[name] + by)
+
+        idle = Signal(1)
+        with m.FSM(name="search"):
+            with m.State("IDLE"):
+                m.d.comb += idle.eq(1)
+                with m.If(self.start):
+                    m.d.sync += [request.eq(self.request), ply.eq(0), counters.eq(0), counters.cycles.eq(1),
+                                 counters.nodes.eq(1), aborted.eq(0), abort_asked.eq(0),
+                                 best_valid.eq(0), filter_.eq(0), scanned.eq(0),
+                                 alphas[0].eq(self.request.alpha), betas[0].eq(self.request.beta),
+                                 depths[0].eq(self.request.depth), qs[0].eq(0),
+                                 clocks[0].eq(Mux(self.request.halfmove_clock > 100, 100,
+                                                  self.request.halfmove_clock))]
+                    m.d.comb += terms.scan.eq(1)
+                    m.next = "PREPARE"
+            with m.State("PREPARE"):
+                # the terms add the board up (64 cycles); meanwhile the history keys fill the filter
+                m.d.comb += history_read.addr.eq(scanned)
+                with m.If(scanned != request.history):
+                    m.d.sync += scanned.eq(scanned + 1)
+                with m.If(scanned != 0):
+                    m.d.sync += filter_.bit_select(history_read.data[:FILTER_BITS], 1).eq(1)
+                with m.If(~terms.busy & (scanned == request.history)):     # the last key lands now
+                    m.next = "ENTER"
+
+            with m.State("ENTER"):          # a node: the board is its own
+                m.d.sync += [pv_lengths[ply].eq(0), keys[ply].eq(key), scanned.eq(0)]
+                with m.If(quiescent):
+                    count("qnodes")
+                repeated = Signal(1)
+                m.d.comb += repeated.eq(Cat((p < ply) & (keys[p] == key) for p in range(P)).any())
+                with m.If((ply != 0) & ((clocks[ply] >= 100) | repeated)):
+                    m.d.sync += ret.eq(0)
+                    m.next = "RETURN"
+                with m.Elif((ply != 0) & filter_.bit_select(key[:FILTER_BITS], 1)):
+                    m.next = "HISTORY"
+                with m.Else():
+                    m.next = "EXPAND"
+            with m.State("HISTORY"):        # the filter's hit: the history keys, one a cycle
+                count("draw_cycles")
+                m.d.comb += history_read.addr.eq(scanned)
+                m.d.sync += scanned.eq(scanned + 1)
+                with m.If((scanned != 0) & (history_read.data == keys[ply])):
+                    m.d.sync += ret.eq(0)
+                    m.next = "RETURN"
+                with m.Elif(scanned == request.history):
+                    m.next = "EXPAND"
+            with m.State("EXPAND"):         # stand pat, or a generation in the node's order
+                with m.If(~quiescent | in_check.check):
+                    m.d.sync += order.eq(Order.MVV_LVA)
+                    m.next = "GENERATE"
+                with m.Elif(stand >= beta):
+                    count("cutoffs")
+                    m.d.sync += ret.eq(beta)
+                    m.next = "RETURN"
+                with m.Else():
+                    with m.If(stand > alpha):
+                        m.d.sync += alpha.eq(stand)
+                    with m.If(q == request.quiescence):
+                        m.d.sync += ret.eq(Mux(stand > alpha, stand, alpha))
+                        m.next = "RETURN"
+                    with m.Else():
+                        m.d.sync += order.eq(Order.CAPTURES)
+                        m.next = "GENERATE"
+            with m.State("GENERATE"):
+                count("generate_cycles")
+                count("first_move_cycles")
+                m.d.comb += gen.start.eq(gen.start_ready)
+                with m.If(gen.start_ready):
+                    count("generations")
+                    m.d.sync += [written.eq(0), found_hint.eq(0), seen_first.eq(0)]
+                    m.next = "COLLECT"
+            with m.State("COLLECT"):        # the moves into the ply's list: from 1 on, the hint at 0
+                count("generate_cycles")
+                with m.If(moves.valid | gen.done):
+                    m.d.sync += seen_first.eq(1)
+                with m.Elif(~seen_first):
+                    count("first_move_cycles")
+                with m.If(moves.valid):
+                    m.d.comb += lists.write.eq(1)
+                    # the root's first move (the hint's if it comes): its answer until a move raises alpha
+                    with m.If((ply == 0) & (is_hint | ((written == 0) & ~found_hint))):
+                        m.d.sync += [best.eq(moves.payload), best_valid.eq(1)]
+                    with m.If(is_hint):
+                        m.d.sync += found_hint.eq(1)
+                    with m.Else():
+                        m.d.sync += written.eq(written + 1)
+                with m.If(gen.done):
+                    m.next = "EXPANDED"
+            with m.State("EXPANDED"):
+                m.d.sync += [indices[ply].eq(~found_hint), ends[ply].eq(written + 1)]
+                none = ~found_hint & (written == 0)
+                with m.If(~quiescent):
+                    with m.If(none):
+                        m.d.sync += ret.eq(Mux(in_check.check, mated, 0))
+                        m.next = "RETURN"
+                    with m.Else():
+                        m.next = "NEXT"
+                with m.Elif(in_check.check):
+                    with m.If(none):
+                        m.d.sync += ret.eq(mated)
+                        m.next = "RETURN"
+                    with m.Elif(q == request.quiescence):
+                        m.d.sync += ret.eq(Mux(stand >= beta, beta, Mux(stand <= alpha, alpha, stand)))
+                        m.next = "RETURN"
+                    with m.Else():
+                        m.next = "NEXT"
+                with m.Elif(gen.legal_moves == 0):      # the captures of a stalemate: none
+                    m.d.sync += ret.eq(0)
+                    m.next = "RETURN"
+                with m.Else():
+                    m.next = "NEXT"
+
+            with m.State("NEXT"):           # the next move of this ply (its list word read now)
+                limit = request.node_limit
+                with m.If(indices[ply] == ends[ply]):
+                    m.d.sync += ret.eq(alpha)
+                    m.next = "RETURN"
+                with m.Elif(abort_asked | ((limit != 0) & (counters.nodes >= limit))):
+                    m.d.sync += aborted.eq(1)
+                    m.next = "UNWIND"
+                with m.Else():
+                    m.next = "MAKE"
+            with m.State("MAKE"):
+                count("apply_cycles")
+                move = lists.read_data
+                m.d.comb += [applier.commands.valid.eq(1), applier.commands.payload.unmake.eq(0)]
+                with m.If(applier.commands.ready):
+                    pawn = gen.planes[0].bit_select(move.frm, 1) & ~gen.planes[1].bit_select(move.frm, 1) & \
+                        ~gen.planes[2].bit_select(move.frm, 1)
+                    below = ply + 1
+                    m.d.sync += [
+                        made[ply].eq(move), indices[ply].eq(indices[ply] + 1), ply.eq(below),
+                        counters.nodes.eq(counters.nodes + 1),
+                        alphas[below].eq(-beta), betas[below].eq(-alpha),
+                        depths[below].eq(Mux(quiescent, 0, depth - 1)),
+                        qs[below].eq(Mux(quiescent, q + 1, 0)),
+                        clocks[below].eq(Mux(move.capture | pawn, 0,
+                                             Mux(clocks[ply] >= 100, 100, clocks[ply] + 1))),
+                    ]
+                    m.next = "MAKING"
+            with m.State("MAKING"):
+                count("apply_cycles")
+                with m.If(~applier.busy):
+                    m.next = "ENTER"
+
+            with m.State("RETURN"):         # `ret` is the node's value: back to its parent
+                with m.If(ply == 0):
+                    m.next = "FINISH"
+                with m.Else():
+                    count("apply_cycles")
+                    m.d.comb += [applier.commands.valid.eq(1), applier.commands.payload.unmake.eq(1)]
+                    with m.If(applier.commands.ready):
+                        m.d.sync += ply.eq(ply - 1)
+                        m.next = "UNMAKING"
+            with m.State("UNMAKING"):
+                count("apply_cycles")
+                with m.If(~applier.busy):
+                    m.next = "SCORE"
+            with m.State("SCORE"):          # the child's value, negated, against the window
+                with m.If(child >= beta):
+                    count("cutoffs")
+                    m.d.sync += ret.eq(beta)
+                    m.next = "RETURN"
+                with m.Elif(child > alpha):
+                    m.d.sync += [alpha.eq(child), column.eq(0)]
+                    with m.If(ply == 0):
+                        m.d.sync += best.eq(made[0])
+                    m.next = "LINE"
+                with m.Else():
+                    m.next = "NEXT"
+            with m.State("LINE"):           # pv[ply] = made[ply], then pv[ply + 1]
+                count("pv_cycles")
+                below = pv_lengths[(ply + 1)[:len(ply)]]
+                m.d.comb += [pv_copy.addr.eq(Cat(column[:column_bits], ply + 1)),
+                             pv_write.addr.eq(Cat(column[:column_bits], ply)), pv_write.en.eq(1),
+                             pv_write.data.eq(Mux(column == 0, made[ply], pv_copy.data))]
+                m.d.sync += column.eq(column + 1)
+                with m.If(column == below):
+                    m.d.sync += pv_lengths[ply].eq(below + 1)
+                    m.next = "NEXT"
+
+            with m.State("UNWIND"):         # aborted: every move unmade, back to the root
+                with m.If(ply == 0):
+                    m.next = "FINISH"
+                with m.Else():
+                    count("apply_cycles")
+                    m.d.comb += [applier.commands.valid.eq(1), applier.commands.payload.unmake.eq(1)]
+                    with m.If(applier.commands.ready):
+                        m.d.sync += ply.eq(ply - 1)
+                        m.next = "UNWINDING"
+            with m.State("UNWINDING"):
+                count("apply_cycles")
+                with m.If(~applier.busy):
+                    m.next = "UNWIND"
+
+            with m.State("FINISH"):
+                score = Mux(aborted, alphas[0], ret)
+                m.d.sync += [
+                    result.best.eq(best), result.best_valid.eq(best_valid),
+                    result.score.eq(score), result.aborted.eq(aborted),
+                    result.pv_length.eq(pv_lengths[0]),
+                    result.bound.eq(Mux(score >= request.beta, BOUNDS.index("lower"),
+                                        Mux(score <= request.alpha, BOUNDS.index("upper"), BOUNDS.index("exact")))),
+                ]
+                m.next = "DONE"
+            with m.State("DONE"):
+                m.d.comb += self.done.eq(1)
+                m.next = "IDLE"
+
+        m.d.comb += self.busy.eq(~idle)
+        with m.If(~idle):
+            count("cycles")
+        return m

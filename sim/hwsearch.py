@@ -1,0 +1,157 @@
+"""Search in the simulated hardware: a :class:`~hwmovegen.rtl.search.SearchEngine` asked what the
+golden model's search is asked (:class:`.search.SearchRequest`), its answer a
+:class:`.search.SearchResult` with the hardware's cycles, so that the two compare field by field.
+
+The host writes the root, the history keys and the request, starts the engine and reads the
+result, the principal variation and the counters; it decides nothing. ``pysim`` runs the engine in
+Amaranth's simulator (small searches); ``cxxrtl`` compiled (:class:`.cxxrtl.CxxrtlSearch`).
+"""
+
+import chess
+
+from ..rtl.search import SearchCounters, SearchRequest as RequestLayout, SearchResult as ResultLayout
+from ..rtl.types import Move as MoveLayout, pack, unpack
+from ..tables.contracts import GeneratorConfig
+from ..tables.search import BOUNDS, MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE, SCORE_BITS
+from .search import SearchResult
+from .search_backends import register_search_backend
+from .wire import move_from_word
+
+__all__ = ["request_word", "result_from_words", "PysimSearch", "HardwareSearch", "check_request"]
+
+_SCORE_MASK = (1 << SCORE_BITS) - 1
+
+
+def _signed(value, bits=SCORE_BITS):
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def check_request(request):
+    """Refuse (ValueError, one line) what the engine cannot hold."""
+    if not 1 <= request.depth <= MAX_DEPTH:
+        raise ValueError(f"depth {request.depth} is outside what the search engine holds (1 to {MAX_DEPTH})")
+    if request.quiescence > MAX_QUIESCENCE:
+        raise ValueError(f"quiescence {request.quiescence} is above the engine's {MAX_QUIESCENCE} plies")
+    if len(request.history) > MAX_HISTORY:
+        raise ValueError(f"{len(request.history)} history keys: the engine holds {MAX_HISTORY}")
+    if request.node_limit >= 1 << 32:
+        raise ValueError(f"node limit {request.node_limit} does not fit 32 bits")
+
+
+def _hint(request):
+    """The hint's (frm, to, promotion), or None."""
+    if request.hint is None:
+        return None
+    try:
+        move = chess.Move.from_uci(request.hint)
+    except ValueError:
+        return None
+    return (move.from_square, move.to_square, move.promotion or 0) if move else None
+
+
+def request_word(request):
+    """The engine's ``request`` port value for a model :class:`.search.SearchRequest`."""
+    check_request(request)
+    hint = _hint(request)
+    hint_word = pack(MoveLayout, {"frm": hint[0], "to": hint[1], "promotion": hint[2], "capture": 0, "double": 0,
+                                  "en_passant": 0, "castle": 0, "check": 0}) if hint else 0
+    return pack(RequestLayout, {
+        "depth": request.depth, "quiescence": request.quiescence,
+        "alpha": request.alpha & _SCORE_MASK, "beta": request.beta & _SCORE_MASK,
+        "node_limit": request.node_limit, "hint": hint_word, "hint_valid": int(hint is not None),
+        "halfmove_clock": min(request.halfmove, 100), "history": len(request.history),
+    })
+
+
+def result_from_words(result_word, counters_word, pv_words):
+    """A model :class:`.search.SearchResult` of the engine's result, counters and PV words, with
+    ``cycles``; the hardware's own counters as ``hardware`` (a dict)."""
+    fields = unpack(ResultLayout, result_word)
+    counters = unpack(SearchCounters, counters_word)
+    best = move_from_word(fields["best"]) if fields["best_valid"] else None
+    answer = SearchResult(best, _signed(fields["score"]), BOUNDS[fields["bound"]],
+                          [move_from_word(word) for word in pv_words[:fields["pv_length"]]],
+                          counters["nodes"], counters["qnodes"], counters["cutoffs"], counters["generations"],
+                          bool(fields["aborted"]), counters["cycles"])
+    answer.hardware = counters
+    return answer
+
+
+class PysimSearch:
+    """A SearchEngine in Amaranth's simulator (``dut``)."""
+    name = "pysim"
+
+    def __init__(self, config=GeneratorConfig(core="fast")):
+        from ..rtl.search import SearchEngine
+        self.dut = SearchEngine(config.layout, config.core)
+
+    def search(self, request, abort_after=None):
+        """The engine's answer to ``request``; ``abort_after``: raise ``abort`` for a cycle that many
+        cycles after ``start``."""
+        from amaranth.sim import Simulator
+        from . import testbench as tb
+        dut, words = self.dut, {}
+        request_value = request_word(request)
+
+        async def bench(ctx):
+            await tb.load(ctx, dut, request.position)
+            for index, key in enumerate(request.history):
+                ctx.set(dut.history.en, 1)
+                ctx.set(dut.history.index, index)
+                ctx.set(dut.history.key, key)
+                await ctx.tick()
+            ctx.set(dut.history.en, 0)
+            ctx.set(dut.request.as_value(), request_value)
+            ctx.set(dut.start, 1)
+            await ctx.tick()
+            ctx.set(dut.start, 0)
+            cycle = 0
+            while not ctx.get(dut.done):
+                ctx.set(dut.abort, cycle == abort_after)
+                await ctx.tick()
+                cycle += 1
+            ctx.set(dut.abort, 0)
+            words["result"] = ctx.get(dut.result.as_value())
+            words["counters"] = ctx.get(dut.counters.as_value())
+            pv = []
+            for index in range(unpack(ResultLayout, words["result"])["pv_length"]):
+                ctx.set(dut.pv_index, index)
+                pv.append(ctx.get(dut.pv_move.as_value()))
+            words["pv"] = pv
+
+        sim = Simulator(dut)
+        sim.add_clock(1e-8)
+        sim.add_testbench(bench)
+        sim.run()
+        return result_from_words(words["result"], words["counters"], words["pv"])
+
+
+class HardwareSearch:
+    """The search engine of ``config`` (layout, core) on a simulation ``backend``: ``search(request)``
+    (or ``run``, the search backends' interface) answers as the model's :func:`.search.search`
+    does, with ``cycles``."""
+    hardware = True
+
+    def __init__(self, backend="cxxrtl", config=GeneratorConfig(core="fast"), log=None):
+        if backend == "pysim":
+            self._sim = PysimSearch(config)
+        elif backend == "cxxrtl":
+            from .cxxrtl import CxxrtlSearch
+            self._sim = CxxrtlSearch(config, log=log)
+        else:
+            raise KeyError(f"search in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
+        self.name, self.config = backend, config
+
+    def prepare(self):
+        if hasattr(self._sim, "prepare"):
+            self._sim.prepare()
+
+    def search(self, request):
+        return self._sim.search(request)
+
+    run = search
+
+
+for _backend in ("cxxrtl", "pysim"):
+    register_search_backend(_backend, lambda core="fast", log=None, backend=_backend:
+                            HardwareSearch(backend, GeneratorConfig(core=core), log=log))

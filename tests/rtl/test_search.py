@@ -1,0 +1,79 @@
+"""The search engine in pysim against the golden model's search: best move, score, bound, PV and
+every counter but cycles, node for node (few positions, small depths: the compiled sweep in
+tests/sim/test_hwsearch.py holds hundreds)."""
+
+import chess
+import chess.polyglot
+import pytest
+
+from hwmovegen.sim.hwsearch import PysimSearch
+from hwmovegen.sim.model import Position
+from hwmovegen.sim.search import SearchRequest, search
+from hwmovegen.tables.contracts import GeneratorConfig
+from hwmovegen.tables.search import MATE
+
+MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
+
+
+def exact(request, core="fast"):
+    """The engine's answer to ``request``, checked equal to the model's; returned."""
+    model = search(request)
+    hardware = PysimSearch(GeneratorConfig(core=core)).search(request)
+    assert hardware.as_dict() == {**model.as_dict(), "cycles": hardware.cycles}
+    assert hardware.pv == model.pv          # the moves' flags too
+    counters = hardware.hardware
+    assert counters["first_move_cycles"] <= counters["generate_cycles"]
+    assert counters["generate_cycles"] + counters["apply_cycles"] + counters["pv_cycles"] < counters["cycles"]
+    return hardware
+
+
+@pytest.mark.parametrize("fen, depth, core", [
+    (MATE_IN_ONE, 1, "fast"),
+    (chess.STARTING_FEN, 2, "fast"),
+    ("r3k3/8/8/8/8/8/8/R3K3 w Qq - 0 1", 2, "walker"),        # checks at the horizon: evasions searched
+    ("k7/8/1Q6/8/8/8/8/7K b - - 0 1", 1, "fast"),             # stalemate at the root
+    ("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", 1, "fast"),         # mated at the root
+    ("7k/5K2/6Q1/8/8/8/8/8 w - - 0 1", 1, "fast"),            # stalemates in quiescence (Kf8), mates (Qg7)
+])
+def test_search_matches_the_model(fen, depth, core):
+    request = SearchRequest(Position.from_fen(fen), depth)
+    result = exact(request, core)
+    board = chess.Board(fen)
+    if not any(board.legal_moves):
+        assert result.best is None and result.score == (-MATE if board.is_check() else 0)
+    else:
+        assert chess.Move.from_uci(result.best.uci()) in board.legal_moves
+    if result.score >= MATE - 256:          # python-chess referees: the line mates
+        for move in result.pv:
+            board.push_uci(move.uci())
+        assert board.is_checkmate()
+
+
+def test_window_hint_node_limit_and_history():
+    position = Position.from_fen("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")
+    board = chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")
+    board.push_uci("e1f1")
+    child = chess.polyglot.zobrist_hash(board)          # a history key one root move reaches: a draw
+    hardware = exact(SearchRequest(position, 2, hint="e1f1", history=(12345, child), halfmove=7))
+    assert hardware.hardware["draw_cycles"] > 0         # the filter sent the child's key to the scan
+    assert search(SearchRequest(position, 2, hint="e1f1", halfmove=7)).nodes != hardware.nodes
+    assert exact(SearchRequest(position, 2, alpha=-50, beta=50, hint="e1f2")).bound == "lower"
+    assert exact(SearchRequest(position, 2, alpha=900, beta=1000)).bound == "upper"
+    aborted = exact(SearchRequest(position, 2, node_limit=25, hint="d2d5"))
+    assert aborted.aborted and aborted.nodes == 25
+    # the fifty-move rule: every child of a root at 99 plies a draw
+    exact(SearchRequest(position, 1, halfmove=99))
+
+
+@pytest.mark.parametrize("after", [0, 150])
+def test_abort_stops_before_the_next_make(after):
+    """``abort`` right after the start stops the search before the root's first make: the model's
+    search with a node limit of 1. Later, it stops as a node limit of the nodes counted then would
+    have, if no move was made between (the engine checks before each make)."""
+    request = SearchRequest(Position.from_fen(MATE_IN_ONE), 1)
+    hardware = PysimSearch(GeneratorConfig(core="fast")).search(request, abort_after=after)
+    assert hardware.aborted
+    model = search(SearchRequest(Position.from_fen(MATE_IN_ONE), 1, node_limit=hardware.nodes))
+    assert model.aborted and hardware.best == model.best and hardware.score == model.score
+    if after == 0:
+        assert hardware.nodes == 1 and hardware.as_dict() == {**model.as_dict(), "cycles": hardware.cycles}
