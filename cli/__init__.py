@@ -5,7 +5,6 @@ import sys
 import threading
 from importlib import metadata
 
-from ..sim import hwsearch  # noqa: F401  (registers the hardware search backends: cxxrtl, pysim)
 from ..sim.model import PositionError
 from ..sim.harness.toolchain import UnusablePath, cache_dir
 from . import export, formal, fpga, generate, match, report, search, tables, uci, verify

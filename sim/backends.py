@@ -9,10 +9,12 @@ backend's ``name`` is the one that actually runs (``cxxrtl`` falls back to
 
 from ..tables.contracts import GeneratorConfig
 from .harness.backend import Backend, ModelBackend, PysimBackend
+from .cxxrtl import CxxrtlSearch
+from .harness.search import PysimSearch
 from .model.search import search
 
 __all__ = ["Backend", "ModelBackend", "PysimBackend", "BACKENDS", "HARDWARE_BACKENDS", "DEFAULT_BACKEND",
-           "get_backend", "ModelSearch", "SEARCH_BACKENDS", "register_search_backend", "get_search_backend"]
+           "get_backend", "ModelSearch", "SEARCH_BACKENDS", "register_search_backend", "get_search_backend", "HardwareSearch"]
 
 BACKENDS = ("cxxrtl", "pysim", "model")
 HARDWARE_BACKENDS = ("cxxrtl", "pysim")
@@ -78,3 +80,32 @@ def get_search_backend(name, core="walker", log=None):
     if name not in _FACTORIES:
         raise KeyError(f"unknown search backend {name!r} (choose from {', '.join(SEARCH_BACKENDS)})")
     return _FACTORIES[name](core=core, log=log)
+
+
+class HardwareSearch:
+    """The search engine of ``config`` (layout, core) on a simulation ``backend``: ``search(request)``
+    (or ``run``, the search backends' interface) answers as the model's :func:`.search.search`
+    does, with ``cycles``."""
+    hardware = True
+
+    def __init__(self, backend="cxxrtl", config=GeneratorConfig(core="fast"), log=None):
+        if backend == "pysim":
+            self._sim = PysimSearch(config)
+        elif backend == "cxxrtl":
+            self._sim = CxxrtlSearch(config, log=log)
+        else:
+            raise KeyError(f"search in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
+        self.name, self.config = backend, config
+
+    def prepare(self):
+        self._sim.prepare()
+
+    def search(self, request):
+        return self._sim.search(request)
+
+    run = search
+
+
+for _backend in ("cxxrtl", "pysim"):
+    register_search_backend(_backend, lambda core="fast", log=None, backend=_backend:
+                            HardwareSearch(backend, GeneratorConfig(core=core), log=log))

@@ -23,7 +23,7 @@ from ..harness.toolchain import ToolMissing, cache_dir, cxx_compiler, source_dig
 from .rtlil import design_rtlil
 
 __all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "YOSYS_SCRIPT", "build_model", "build_perft_model",
-           "build_leafcount_model", "builds", "use_builds"]
+           "build_leafcount_model", "build_search_model", "builds", "use_builds"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # Everything here keeps write_cxxrtl at one eval per clock: opt without -nodffe/-nosdff
@@ -92,6 +92,16 @@ def build_leafcount_model(log=None):
     """Path of the compiled shared library of a :class:`~hwmovegen.rtl.leafcount.LeafCounterTop`."""
     from ...rtl.leafcount import LeafCounterTop
     return _compile("leafcount", "leafcount_driver.cc", lambda: design_rtlil(LeafCounterTop()), "the leaf counter", log)
+
+
+def build_search_model(config, log=None):
+    """Path of the compiled shared library of the :class:`~hwmovegen.rtl.search.SearchEngine` on the
+    generator ``config`` names (its layout and core)."""
+    from ...rtl.search import SearchEngine
+    config = config.canonical()
+    return _compile(f"search-{config.core}-{config.layout}", "search_driver.cc",
+                    lambda: design_rtlil(SearchEngine(config.layout, config.core)),
+                    f"the search engine ({config.core} core, {_layout_words(config)})", log)
 
 
 _BUILDS = {}        # design name -> the library this process found or built (recorded only)

@@ -12,9 +12,11 @@ from ..harness.backend import Backend
 from ..harness.wire import counters_from_word, move_from_word, position_bytes, word_from_move
 from ..model import Generation
 from .bindings import CompiledModel, generator_library, open_model
-from .build import build_leafcount_model, build_perft_model
+from ...tables.search import MAX_SEARCH_PLIES
+from ..harness.search import request_word, result_from_words
+from .build import build_leafcount_model, build_perft_model, build_search_model
 
-__all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter"]
+__all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter", "CxxrtlSearch"]
 
 MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
 MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
@@ -192,3 +194,41 @@ class CxxrtlLeafCounter(CompiledModel):
             result.append(list(out[offset:offset + len(job_moves)]))
             offset += len(job_moves)
         return result
+
+
+class CxxrtlSearch(CompiledModel):
+    """A :class:`~hwmovegen.rtl.search.SearchEngine` compiled with CXXRTL: one search per call
+    into C++, answered as the model's search (:func:`~hwmovegen.sim.harness.search.result_from_words`)."""
+    MAX_CYCLES = 1 << 40
+
+    def __init__(self, config, log=None):
+        self.config = config
+        self.log = log
+
+    def library(self):
+        lib = open_model(build_search_model(self.config, log=self.log), clock=True)
+        lib.hwmg_search.restype = ctypes.c_int
+        lib.hwmg_search.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
+                                    ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p,
+                                    ctypes.c_void_p, ctypes.c_int]
+        self._words = lib.hwmg_request_words(), lib.hwmg_result_words(), lib.hwmg_counter_words()
+        return lib
+
+    def search(self, request):
+        """The engine's answer to a model :class:`~hwmovegen.sim.model.search.SearchRequest`."""
+        self.prepare()
+        request_words, result_words, counter_words = self._words
+        word = request_word(request)
+        request_in = (ctypes.c_uint32 * request_words)(*[word >> (32 * i) & 0xFFFFFFFF for i in range(request_words)])
+        history = (ctypes.c_uint64 * max(len(request.history), 1))(*request.history)
+        result = (ctypes.c_uint32 * result_words)()
+        counters = (ctypes.c_uint32 * counter_words)()
+        pv = (ctypes.c_uint32 * MAX_SEARCH_PLIES)()
+        status = self._lib.hwmg_search(self._handle, position_bytes(request.position), request_in, history,
+                                       len(request.history), self.MAX_CYCLES, result, counters, pv,
+                                       MAX_SEARCH_PLIES)
+        if status:
+            raise RuntimeError({-1: "the search engine is busy: it did not take the start",
+                                -2: "the search did not finish"}.get(status, str(status)))
+        return result_from_words(sum(w << (32 * i) for i, w in enumerate(result)),
+                                 sum(w << (32 * i) for i, w in enumerate(counters)), list(pv))

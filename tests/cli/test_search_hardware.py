@@ -4,7 +4,7 @@ its JSON equal to the model's but for the cycles."""
 import json
 
 from hwmovegen.cli import main
-from hwmovegen.sim.search_backends import SEARCH_BACKENDS
+from hwmovegen.sim.backends import SEARCH_BACKENDS
 
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
 

@@ -6,9 +6,9 @@ import chess
 import chess.polyglot
 import pytest
 
-from hwmovegen.sim.hwsearch import PysimSearch
+from hwmovegen.sim.harness.search import PysimSearch
 from hwmovegen.sim.model import Position
-from hwmovegen.sim.search import SearchRequest, search
+from hwmovegen.sim.model.search import SearchRequest, search
 from hwmovegen.tables.contracts import GeneratorConfig
 from hwmovegen.tables.search import MATE
 

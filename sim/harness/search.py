@@ -1,23 +1,24 @@
 """Search in the simulated hardware: a :class:`~hwmovegen.rtl.search.SearchEngine` asked what the
-golden model's search is asked (:class:`.search.SearchRequest`), its answer a
-:class:`.search.SearchResult` with the hardware's cycles, so that the two compare field by field.
+golden model's search is asked (:class:`~hwmovegen.sim.model.search.SearchRequest`), its answer a
+:class:`~hwmovegen.sim.model.search.SearchResult` with the hardware's cycles, so that the two compare field by field.
 
 The host writes the root, the history keys and the request, starts the engine and reads the
 result, the principal variation and the counters; it decides nothing. ``pysim`` runs the engine in
-Amaranth's simulator (small searches); ``cxxrtl`` compiled (:class:`.cxxrtl.CxxrtlSearch`).
+Amaranth's simulator (small searches, :class:`PysimSearch`); ``cxxrtl`` compiled
+(:class:`hwmovegen.sim.cxxrtl.CxxrtlSearch`). Both register as search backends in
+:mod:`hwmovegen.sim.backends`.
 """
 
 import chess
 
-from ..rtl.search import SearchCounters, SearchRequest as RequestLayout, SearchResult as ResultLayout
-from ..rtl.types import Move as MoveLayout, pack, unpack
-from ..tables.contracts import GeneratorConfig
-from ..tables.search import BOUNDS, MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE, SCORE_BITS
-from .search import SearchResult
-from .search_backends import register_search_backend
+from ...rtl.search import SearchCounters, SearchRequest as RequestLayout, SearchResult as ResultLayout
+from ...rtl.types import Move as MoveLayout, pack, unpack
+from ...tables.contracts import GeneratorConfig
+from ...tables.search import BOUNDS, MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE, SCORE_BITS
+from ..model.search import SearchResult
 from .wire import move_from_word
 
-__all__ = ["request_word", "result_from_words", "PysimSearch", "HardwareSearch", "check_request"]
+__all__ = ["request_word", "result_from_words", "PysimSearch", "check_request"]
 
 _SCORE_MASK = (1 << SCORE_BITS) - 1
 
@@ -82,14 +83,17 @@ class PysimSearch:
     name = "pysim"
 
     def __init__(self, config=GeneratorConfig(core="fast")):
-        from ..rtl.search import SearchEngine
+        from ...rtl.search import SearchEngine      # elaborated only when a search is simulated
         self.dut = SearchEngine(config.layout, config.core)
+
+    def prepare(self):
+        """Nothing to build: the design is elaborated with the simulator."""
 
     def search(self, request, abort_after=None):
         """The engine's answer to ``request``; ``abort_after``: raise ``abort`` for a cycle that many
         cycles after ``start``."""
         from amaranth.sim import Simulator
-        from . import testbench as tb
+        from . import pysim as tb
         dut, words = self.dut, {}
         request_value = request_word(request)
 
@@ -124,34 +128,3 @@ class PysimSearch:
         sim.add_testbench(bench)
         sim.run()
         return result_from_words(words["result"], words["counters"], words["pv"])
-
-
-class HardwareSearch:
-    """The search engine of ``config`` (layout, core) on a simulation ``backend``: ``search(request)``
-    (or ``run``, the search backends' interface) answers as the model's :func:`.search.search`
-    does, with ``cycles``."""
-    hardware = True
-
-    def __init__(self, backend="cxxrtl", config=GeneratorConfig(core="fast"), log=None):
-        if backend == "pysim":
-            self._sim = PysimSearch(config)
-        elif backend == "cxxrtl":
-            from .cxxrtl import CxxrtlSearch
-            self._sim = CxxrtlSearch(config, log=log)
-        else:
-            raise KeyError(f"search in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
-        self.name, self.config = backend, config
-
-    def prepare(self):
-        if hasattr(self._sim, "prepare"):
-            self._sim.prepare()
-
-    def search(self, request):
-        return self._sim.search(request)
-
-    run = search
-
-
-for _backend in ("cxxrtl", "pysim"):
-    register_search_backend(_backend, lambda core="fast", log=None, backend=_backend:
-                            HardwareSearch(backend, GeneratorConfig(core=core), log=log))
