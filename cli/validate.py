@@ -10,8 +10,12 @@ import argparse
 import math
 from pathlib import Path
 
+from ..boards.devboards import DEV_BOARDS
+from ..rtl.uart import MIN_DIVISOR
+from ..sim.backends import resolve
+from ..sim.drivers.cluster import parse_spec        # plain Python: Dask itself loads only in a session
+from ..sim.harness.toolchain import UnusablePath, check_output
 from ..tables.contracts import MAX_PLIES
-from ..sim.harness.toolchain import UnusablePath, check_output, cxx_compiler
 
 __all__ = ["CliError", "whole", "positive_int", "positive_float", "probability", "seconds", "baud", "output_file",
            "output_dir", "folder_for", "vcd_file", "add_force", "effective_backend", "check_perft_depth", "check_engines", "HOST_PERFT_DEPTH",
@@ -102,8 +106,6 @@ def probability(text):
 
 def baud(text):
     """A baud rate some dev board's clock can divide (at least MIN_DIVISOR clock cycles a bit)."""
-    from ..boards.devboards import DEV_BOARDS
-    from ..rtl.uart import MIN_DIVISOR
     value = positive_int(text)
     fastest = max(int(board.platform().default_clk_frequency) // MIN_DIVISOR for board in DEV_BOARDS.values())
     if value > fastest:
@@ -115,7 +117,6 @@ def baud(text):
 def cluster_spec(text):
     """``--cluster``: a Dask scheduler's address, ``local`` or ``local:N`` (N from 1 to
     MAX_LOCAL_WORKERS)."""
-    from ..sim.drivers.cluster import parse_spec      # plain Python: Dask itself loads only in a session
     try:
         kind, workers = parse_spec(text)
     except ValueError as error:
@@ -165,8 +166,9 @@ def add_force(parser):
 
 
 def effective_backend(name):
-    """The backend that will run: cxxrtl falls back to pysim without a C++ compiler."""
-    return "pysim" if name == "cxxrtl" and not cxx_compiler() else name
+    """The backend that will run (the registry's :func:`~hwmovegen.sim.backends.resolve`: cxxrtl
+    falls back to pysim without a C++ compiler)."""
+    return resolve(name)
 
 
 def check_perft_depth(depth, backend, in_hardware=False, force=False, option="--depth"):
@@ -188,7 +190,7 @@ def check_perft_depth(depth, backend, in_hardware=False, force=False, option="--
                        "less, or --force to run it anyway with a progress bar")
 
 
-def check_engines(engines, force=False, option="--engines", doing="simulate"):
+def check_engines(engines, force=False, option="--perft-engines", doing="simulate"):
     """Refuse (unless ``force``) a perft array larger than any target holds."""
     if engines and engines > LARGEST_ARRAY and not force:
         raise CliError(f"{option} {engines}: no target holds more than {LARGEST_ARRAY} engines (three fast "
