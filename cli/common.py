@@ -9,7 +9,6 @@ import chess
 from ..rtl import CORES
 from ..sim.backends import BACKENDS, DEFAULT_BACKEND, HARDWARE_BACKENDS, get_backend
 from ..sim.cxxrtl import BackendUnavailable
-from ..sim.drivers import cluster
 from ..sim.model.epd import EpdRecord, read_epd_files
 from ..sim.model import echo_fen, parse_fen
 from ..tables import LAYOUTS
@@ -180,6 +179,7 @@ def cluster_session(args):
     """The Dask session of ``--cluster`` (:mod:`hwmovegen.sim.drivers.cluster`; Dask itself loads
     only here); its problems as one line: no Dask or no scheduler exits 2, a task that cannot
     finish 1."""
+    from ..sim.drivers import cluster      # the Dask tasks: only with --cluster, off every other command's start
     try:
         with cluster.Session(args.cluster, log=log(args)) as session:
             yield session

@@ -13,7 +13,6 @@ from pathlib import Path
 from ..boards.devboards import DEV_BOARDS
 from ..rtl.uart import MIN_DIVISOR
 from ..sim.backends import resolve
-from ..sim.drivers.cluster import parse_spec        # plain Python: Dask itself loads only in a session
 from ..sim.harness.toolchain import UnusablePath, check_output
 from ..tables.contracts import MAX_PLIES
 
@@ -117,6 +116,7 @@ def baud(text):
 def cluster_spec(text):
     """``--cluster``: a Dask scheduler's address, ``local`` or ``local:N`` (N from 1 to
     MAX_LOCAL_WORKERS)."""
+    from ..sim.drivers.cluster import parse_spec      # the Dask tasks' module: only with --cluster
     try:
         kind, workers = parse_spec(text)
     except ValueError as error:
