@@ -1,27 +1,31 @@
 """Host side of the UART host link (protocol in :mod:`hwmovegen.rtl.protocol`).
 
-:class:`HostClient` speaks the protocol over a *transport*: an object with
-``write(data)`` and ``read(timeout) -> bytes`` (whatever arrived within
-``timeout`` seconds, possibly nothing). :class:`SerialTransport` is a real
-serial port (pyserial); :class:`SimulatedDevBoard` runs a dev board's complete
-top level (UART included) in Amaranth's simulator and moves bits on its pins.
+:class:`HostClient` speaks the protocol over a :class:`Transport`: ``write(data)``,
+``read(timeout) -> bytes`` (whatever arrived within ``timeout`` seconds, possibly nothing) and
+its clock, ``now()``. :class:`SerialTransport` is a real serial port (pyserial);
+:class:`SimulatedDevBoard` runs a dev board's complete top level (UART included) in Amaranth's
+simulator and moves bits on its pins.
 """
 
+import abc
 import errno
 import time
 from pathlib import Path
 from typing import NamedTuple
 
+from amaranth.sim import Simulator
+
 from ..rtl.protocol import (FrameType, ErrorCode, ERROR_MEANINGS, PROTOCOL_VERSION, MOVE_LENGTH, DONE_LENGTH,
                             PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, FEATURE_ORDER, LAYOUT_IDS, CORE_IDS,
                             FrameDecoder, frame, generate_payload, perft_payload)
+from ..rtl.hostlink import HostLinkTop
 from ..rtl.order import order_named
 from ..rtl.types import PerftReply, Pong, unpack
 from ..sim.harness.toolchain import ToolMissing
 from ..tables.contracts import GeneratorConfig
 from ..sim.harness.wire import counters_from_word, move_from_word, position_bytes
 
-__all__ = ["LinkError", "DeviceError", "NotAPort", "BoardInfo", "HostClient", "SerialTransport",
+__all__ = ["LinkError", "DeviceError", "NotAPort", "BoardInfo", "HostClient", "Transport", "SerialTransport",
            "SimulatedDevBoard"]
 
 
@@ -52,15 +56,30 @@ class BoardInfo(NamedTuple):
     ordering: bool = False  # the bitstream has the ordering stage
 
 
+class Transport(abc.ABC):
+    """The bytes between the host and a board, and the clock its timeouts run on."""
+
+    @abc.abstractmethod
+    def write(self, data):
+        """Send ``data``."""
+
+    @abc.abstractmethod
+    def read(self, timeout):
+        """The bytes that arrived within ``timeout`` seconds (of :meth:`now`), possibly none."""
+
+    def now(self):
+        """Seconds on the transport's clock: the wall clock, unless the board is simulated."""
+        return time.monotonic()
+
+
 class HostClient:
-    """Requests and replies over a transport. ``timeout`` is in seconds of the
-    transport's clock (``transport.now()`` if it has one: simulated time for a
-    simulated board), else of the wall clock."""
+    """Requests and replies over a :class:`Transport`. ``timeout`` is in seconds of the
+    transport's clock (simulated time for a simulated board)."""
 
     def __init__(self, transport, timeout=2.0):
         self.transport = transport
         self.timeout = timeout
-        self.now = getattr(transport, "now", time.monotonic)
+        self.now = transport.now
         self.decoder = FrameDecoder()
         self.pending = []
 
@@ -154,7 +173,7 @@ def _not_a_terminal(error):
     return False
 
 
-class SerialTransport:
+class SerialTransport(Transport):
     """A serial port through pyserial (``pip install 'hwmovegen[serial]'``)."""
 
     def __init__(self, port, baud=115_200):
@@ -162,7 +181,7 @@ class SerialTransport:
         if path.exists() and not path.is_char_device():
             raise NotAPort(f"{port} is not a serial port but a {'folder' if path.is_dir() else 'file'}")
         try:
-            import serial
+            import serial       # pyserial: the optional extra, only for a real board
         except ImportError:
             raise ToolMissing("the board command needs pyserial: pip install 'hwmovegen[serial]'") from None
         try:
@@ -180,7 +199,7 @@ class SerialTransport:
         return self.port.read(max(1, self.port.in_waiting))
 
 
-class SimulatedDevBoard:
+class SimulatedDevBoard(Transport):
     """A dev board's whole top level in pysim, reached through its UART pins.
 
     ``divisor`` clock cycles per bit (small, to keep the simulation short) and
@@ -191,9 +210,6 @@ class SimulatedDevBoard:
     """
 
     def __init__(self, config=GeneratorConfig(), divisor=4, idle_timeout=400, cycles_per_second=200_000):
-        from amaranth.sim import Simulator
-        from ..rtl.hostlink import HostLinkTop
-
         self.top = HostLinkTop(divisor, idle_timeout, config)
         self.divisor = divisor
         self.cycles_per_second = cycles_per_second

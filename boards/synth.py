@@ -26,12 +26,17 @@ import tempfile
 import time
 from pathlib import Path
 
+import chess
 from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import io, wiring
 
 from ..rtl import MoveGenerator, generator_roms
+from ..rtl.perft import PerftArray
 from ..tables.contracts import SELECTABLE, GeneratorConfig
-from ..sim.harness.toolchain import UnusablePath, cache_dir, check_output, tool
+from ..sim.cxxrtl import CxxrtlBackend
+from ..sim.drivers.bench import stream_rate
+from ..sim.drivers.hwperft import HardwarePerft
+from ..sim.harness.toolchain import UnusablePath, cache_dir, check_output, cxx_compiler, tool
 from .targets import get_target
 
 __all__ = ["SynthError", "BadRequest", "DoesNotFit", "CoreHarness", "synth", "rated_synth", "saved_report",
@@ -299,7 +304,6 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=N
         check_out_dir(build_dir)
     tool_environment()         # a missing tool is reported before anything is built
     if perft_engines:
-        from ..rtl.perft import PerftArray
         design = PerftArray.from_config(config.replace(count_leaves=target.leaf_counter))
     else:
         design = MoveGenerator.from_config(config.replace(order=config.order and SELECTABLE))
@@ -392,9 +396,6 @@ RATE_ORDER = "mvv-lva"
 def _stream_rate(config, log=None):
     """The core's moves/cycle over the standard batch, from the compiled model (None without g++);
     with an ``order``, the ordered stream's in ``RATE_ORDER``."""
-    from ..sim.drivers.bench import stream_rate
-    from ..sim.cxxrtl import CxxrtlBackend
-    from ..sim.harness.toolchain import cxx_compiler
     if not cxx_compiler():
         return None
     return stream_rate(CxxrtlBackend(config.replace(order=RATE_ORDER if config.order else None), log=log))
@@ -406,9 +407,6 @@ RATE_PERFT = ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4)
 
 def _perft_rate(config, log=None):
     """The array's perft nodes/cycle (start position, depth 4), from the compiled model."""
-    import chess
-    from ..sim.drivers.hwperft import HardwarePerft
-    from ..sim.harness.toolchain import cxx_compiler
     if not cxx_compiler():
         return None
     fen, depth = RATE_PERFT

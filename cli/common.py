@@ -7,17 +7,19 @@ import sys
 import chess
 
 from ..rtl import CORES
-from ..sim.backends import BACKENDS, DEFAULT_BACKEND
+from ..sim.backends import BACKENDS, DEFAULT_BACKEND, HARDWARE_BACKENDS, get_backend
+from ..sim.cxxrtl import BackendUnavailable
 from ..sim.model.epd import EpdRecord, read_epd_files
 from ..sim.model import echo_fen, parse_fen
 from ..tables import LAYOUTS
-from ..tables.contracts import GeneratorConfig
-from .validate import MAX_LOCAL_WORKERS, CliError, cluster_spec, positive_float, positive_int, probability
+from ..tables.contracts import ORDERS, GeneratorConfig
+from .validate import (MAX_ENGINES, MAX_LOCAL_WORKERS, CliError, cluster_spec, positive_float, positive_int,
+                       probability, whole)
 
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
-           "add_positions", "add_ready", "positive_int", "positive_float", "probability", "positions", "log",
-           "progress", "print_rows", "print_table", "config", "backend", "add_cluster", "cluster_session",
-           "cluster_rows", "stages"]
+           "add_positions", "add_perft_engines", "add_ready", "positive_int", "positive_float", "probability",
+           "positions", "log", "progress", "print_rows", "print_table", "config", "backend", "add_cluster",
+           "cluster_session", "cluster_rows", "stages"]
 
 
 class FlowError(Exception):
@@ -82,7 +84,6 @@ def add_legal(parser):
 
 
 def add_order(parser, stage="the hardware's ordering stage"):
-    from ..tables.contracts import ORDERS
     parser.add_argument("--order", choices=list(ORDERS),
                         help=f"order the moves of each position and flag those giving direct check ({stage}): "
                              "mvv-lva, captures first by victim then attacker, "
@@ -91,11 +92,18 @@ def add_order(parser, stage="the hardware's ordering stage"):
 
 
 def add_backend(parser, hardware_only=False):
-    choices = [name for name in BACKENDS if not hardware_only or name != "model"]
+    choices = list(HARDWARE_BACKENDS if hardware_only else BACKENDS)
     parser.add_argument("--backend", default=DEFAULT_BACKEND, choices=choices,
                         help="cxxrtl: the RTL compiled with CXXRTL (default; pysim without a C++ compiler); "
                              "pysim: the RTL in Amaranth's simulator"
                              + ("" if hardware_only else "; model: the golden model"))
+
+
+def add_perft_engines(parser, help, default=None):
+    """``--perft-engines N``, the engines of a perft array (``--engines N`` its alias, both in
+    ``--help``)."""
+    parser.add_argument("--perft-engines", "--engines", dest="perft_engines", type=whole(1, MAX_ENGINES),
+                        default=default, metavar="N", help=help)
 
 
 def add_positions(parser, default_start=True):
@@ -144,7 +152,7 @@ def progress(args, total, unit="pos", what=None):
     is not a terminal."""
     if args.json or not sys.stderr.isatty():
         return _Silent()
-    from tqdm import tqdm
+    from tqdm import tqdm       # 40 ms, only on a terminal
     return tqdm(total=total, unit=unit, leave=False, desc=what)
 
 
@@ -165,23 +173,21 @@ def stages(args, names, what):
 
 def config(args, **changes):
     """The one :class:`~hwmovegen.tables.contracts.GeneratorConfig` the options name
-    (``--layout``, ``--core``, ``--legal``, ``--order``, ``--engines`` / ``--perft-engines``),
-    built once here and handed to everything below; ``changes`` override fields."""
+    (``--layout``, ``--core``, ``--legal``, ``--order``, ``--perft-engines``), built once here
+    and handed to everything below; ``changes`` override fields. A command without one of the
+    options has the field's default."""
     fields = {"layout": getattr(args, "layout", None) or "dense", "core": args.core,
               "legal": getattr(args, "legal", False), "order": getattr(args, "order", None),
-              "perft_engines": getattr(args, "perft_engines", None) or getattr(args, "engines", None) or 0}
+              "perft_engines": getattr(args, "perft_engines", None) or 0}
     return GeneratorConfig(**{**fields, **changes})
 
 
 def backend(args, core=None, **options):
     """The backend the options name (``core``: another core than ``--core``), built now so
     that a failure is one clean line."""
-    from ..sim.backends import get_backend
-    from ..sim.cxxrtl import BackendUnavailable
     try:
         chosen = get_backend(args.backend, config(args, core=core or args.core), log=log(args), **options)
-        if chosen.name == "cxxrtl":
-            chosen.prepare()
+        chosen.prepare()
     except KeyError as error:
         raise CliError(error.args[0]) from None
     except BackendUnavailable as error:
@@ -215,9 +221,10 @@ def add_cluster(parser):
 
 @contextlib.contextmanager
 def cluster_session(args):
-    """The Dask session of ``--cluster`` (sim/drivers/cluster.py, imported only here); its
-    problems as one line: no Dask or no scheduler exits 2, a task that cannot finish 1."""
-    from ..sim.drivers import cluster
+    """The Dask session of ``--cluster`` (:mod:`hwmovegen.sim.drivers.cluster`; Dask itself loads
+    only here); its problems as one line: no Dask or no scheduler exits 2, a task that cannot
+    finish 1."""
+    from ..sim.drivers import cluster      # the Dask tasks: only with --cluster, off every other command's start
     try:
         with cluster.Session(args.cluster, log=log(args)) as session:
             yield session

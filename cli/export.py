@@ -6,8 +6,8 @@ from pathlib import Path
 from ..boards.export import FORMATS, export, title
 from ..boards.synth import BadRequest
 from ..sim.harness.toolchain import ToolMissing
-from .common import CliError, add_core, add_json, add_layout, config, print_rows
-from .validate import MAX_ENGINES, add_force, check_engines, output_dir, whole
+from .common import CliError, add_core, add_json, add_layout, add_perft_engines, config, print_rows
+from .validate import add_force, check_engines, output_dir
 
 __all__ = ["register", "run"]
 
@@ -22,8 +22,7 @@ def register(subparsers):
     add_core(p)
     add_layout(p)
     p.add_argument("--legal", action="store_true", help="the legal generator: the core behind the legality stage")
-    p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
-                   help="a perft array of N engines (each with the legality stage) instead of the generator")
+    add_perft_engines(p, help="a perft array of N engines (each with the legality stage) instead of the generator")
     p.add_argument("--name", metavar="TOP", help="the top module's name (default: movegen, perft_array "
                                                  "with --perft-engines)")
     p.add_argument("--out", required=True, type=output_dir, metavar="DIR",

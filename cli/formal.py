@@ -3,7 +3,7 @@
 import json
 import sys
 
-from ..sim.drivers.formal import ENGINE, ENGINES, PROPERTIES, FormalError
+from ..sim.drivers.formal import ENGINE, ENGINES, PROPERTIES, FormalError, run_property
 from .common import FlowError, add_core, add_json, print_table
 from .validate import MAX_FORMAL_DEPTH, MAX_TIMEOUT, output_dir, whole
 
@@ -41,7 +41,6 @@ def run(args):
             where = f"{args.core} core, " if spec.per_core else ""
             print(f"hwmovegen: formal: {name} ({where}{spec.mode} {depth}) ...", file=sys.stderr, flush=True)
         try:
-            from ..sim.drivers.formal import run_property
             result = run_property(name, args.core, args.depth, workdir=args.workdir, timeout=args.timeout,
                                   engine=args.engine)
         except FormalError as error:

@@ -7,12 +7,13 @@ from ..rtl.protocol import ErrorCode
 from ..boards.devboards import DEV_BOARDS, build_bitstream
 from ..boards.synth import RATE_ORDER, RATED_STAGES, STAGES, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
+from ..sim.drivers.bench import python_chess_perft
 from ..sim.model import Position, generate
 from ..sim.harness.toolchain import ToolMissing
-from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_positions,
-                     config, log, positions, print_rows, stages)
+from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_perft_engines,
+                     add_positions, config, log, positions, print_rows, stages)
 from ..tables.contracts import MAX_PLIES, SELECTABLE, core_contract
-from .validate import (MAX_ENGINES, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
+from .validate import (MAX_SEED, add_force, baud, check_engines, check_perft_depth,
                        output_dir, positive_int, seconds, whole)
 
 __all__ = ["register", "run"]
@@ -29,8 +30,7 @@ def register(subparsers):
     add_legal(p)
     p.add_argument("--order", action="store_true",
                    help=f"with the ordering stage (its order an input; moves/s measured in {RATE_ORDER} order)")
-    p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
-                   help="the perft array of N engines (each with the legality stage) instead of the generator")
+    add_perft_engines(p, help="the perft array of N engines (each with the legality stage) instead of the generator")
     p.add_argument("--out", metavar="DIR", type=output_dir, help="keep the build files in this folder")
     p.add_argument("--seed", type=whole(1, MAX_SEED), default=1, help="nextpnr placement seed (default 1)")
     add_force(p)
@@ -48,8 +48,7 @@ def register(subparsers):
     p.add_argument("--order", action="store_true",
                    help="with the ordering stage: the host may ask for ordered moves with check flags "
                         "(board --order)")
-    p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
-                   help="a perft array of N engines beside the generator: the board runs perft (board --perft)")
+    add_perft_engines(p, help="a perft array of N engines beside the generator: the board runs perft (board --perft)")
     p.add_argument("--baud", type=positive_int, default=115_200, help="UART baud rate (default 115200)")
     add_force(p)
     add_json(p)
@@ -69,8 +68,7 @@ def register(subparsers):
     add_order(p, stage="the board's ordering stage (build --order; with --sim the simulated board has it)")
     p.add_argument("--perft", type=whole(1, MAX_PLIES), metavar="DEPTH",
                    help="perft to DEPTH in the board's perft array (no host help), checked against python-chess")
-    p.add_argument("--perft-engines", type=whole(1, MAX_ENGINES), metavar="N",
-                   help="with --sim: the simulated board's perft array (default 1 with --perft)")
+    add_perft_engines(p, help="with --sim: the simulated board's perft array (default 1 with --perft)")
     add_force(p)
     add_json(p)
 
@@ -219,7 +217,6 @@ def _board(args):
 
 def _board_perft(args, client, records):
     """Perft of every position walked on the board, checked against python-chess."""
-    from ..sim.drivers.bench import python_chess_perft
     failures = 0
     for record in records:
         position = Position.from_board(record.board, check=False)

@@ -8,6 +8,8 @@ import chess
 
 from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
+from ..sim.backends import PERFT_BACKENDS, REGISTRY, get_backend, offer
+from ..sim.cxxrtl import BackendUnavailable
 from ..sim.drivers.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
 from ..sim.model.epd import read_epd_files
@@ -15,10 +17,10 @@ from ..sim.model.legality import no_moves_verdict
 from ..sim.model import Position
 from ..sim.model.perft import divide, perft
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
-                     add_order, add_positions, backend, cluster_rows, cluster_session, config, log, positions,
-                     progress)
-from .validate import (HOST_PERFT_DEPTH, MAX_ENGINES, add_force, check_engines, check_perft_depth, effective_backend,
-                       positive_float, positive_int, vcd_file, whole)
+                     add_order, add_perft_engines, add_positions, backend, cluster_rows, cluster_session, config,
+                     log, positions, progress)
+from .validate import (HOST_PERFT_DEPTH, add_force, check_engines, check_perft_depth, effective_backend,
+                       positive_float, positive_int, vcd_file)
 
 __all__ = ["register", "run"]
 
@@ -61,8 +63,7 @@ def register(subparsers):
     p.add_argument("--in-hardware", action="store_true",
                    help="walk the whole tree in the simulated hardware (a perft array: make/unmake, move "
                         "lists, bulk counting); the host loads the root and reads the counts")
-    p.add_argument("--engines", type=whole(1, MAX_ENGINES), default=1, metavar="N",
-                   help="with --in-hardware: engines in the array (default 1)")
+    add_perft_engines(p, default=1, help="with --in-hardware: engines in the array (default 1)")
     p.add_argument("--fmax", type=positive_float, metavar="MHZ",
                    help="with --in-hardware: the clock for projected nodes/s (default: the routed fmax of the "
                         "last 'hwmovegen synth --perft-engines N' on --target)")
@@ -80,8 +81,9 @@ def run(args):
 def _moves(args):
     records = positions(args)
     if args.vcd:
-        if effective_backend(args.backend) != "pysim":
-            raise CliError("--vcd needs --backend pysim")
+        if not offer(effective_backend(args.backend)).generator.waveforms:
+            writers = [name for name, entry in REGISTRY.items() if entry.generator.waveforms]
+            raise CliError(f"--vcd needs --backend {' or '.join(writers)}")
         if len(records) != 1:
             raise CliError("--vcd writes the waveform of one position: give --fen")
     chosen = backend(args)
@@ -141,8 +143,8 @@ def _perft(args):
     board = parse_fen(args.fen or chess.STARTING_FEN)
     if args.in_hardware:
         return _perft_in_hardware(args, board)
-    if args.engines != 1 or args.fmax:
-        raise CliError("--engines and --fmax go with --in-hardware")
+    if args.perft_engines != 1 or args.fmax:
+        raise CliError("--perft-engines and --fmax go with --in-hardware")
     check_perft_depth(args.depth, args.backend, force=args.force)
     chosen = backend(args)
     start = time.perf_counter()
@@ -235,7 +237,7 @@ def _fmax(args):
     if args.fmax:
         return args.fmax, "--fmax"
     report = saved_report(args.target, config(args))
-    command = f"hwmovegen synth --perft-engines {args.engines} --target {args.target} --core {args.core}"
+    command = f"hwmovegen synth --perft-engines {args.perft_engines} --target {args.target} --core {args.core}"
     if report is None:
         return None, f"no routed figure: run '{command}' or give --fmax"
     if report.get("does_not_fit"):
@@ -252,11 +254,10 @@ def _steps(bar):
 
 
 def _perft_in_hardware(args, board):
-    if args.backend == "model":
-        raise CliError("--in-hardware runs the simulated hardware: --backend cxxrtl or pysim")
+    if offer(args.backend).perft is None:
+        raise CliError(f"--in-hardware runs the simulated hardware: --backend {' or '.join(PERFT_BACKENDS)}")
     check_perft_depth(args.depth, args.backend, in_hardware=True, force=args.force)
-    check_engines(args.engines, args.force)
-    from ..sim.cxxrtl import BackendUnavailable
+    check_engines(args.perft_engines, args.force)
     # the engine --target builds
     array = HardwarePerft(args.backend, config(args, count_leaves=get_target(args.target).leaf_counter), log=log(args))
     try:
@@ -285,7 +286,7 @@ def _perft_in_hardware(args, board):
     projected = projected_nodes_per_second(run.nodes, run.cycles, fmax)
     if args.json:
         out = {"fen": echo_fen(board), "depth": args.depth, "backend": array.name, "core": args.core,
-               "in_hardware": True, "engines": args.engines, "nodes": run.nodes, "seconds": round(run.seconds, 3),
+               "in_hardware": True, "engines": args.perft_engines, "nodes": run.nodes, "seconds": round(run.seconds, 3),
                "cycles": run.cycles, "counters": run.counters, "balance": round(run.balance, 4),
                "fmax_mhz": fmax, "fmax_source": source,
                "projected_nodes_per_s": projected and round(projected)}
@@ -304,7 +305,7 @@ def _perft_in_hardware(args, board):
     if cluster:
         _print_cluster(cluster)
     counters = run.counters
-    print(f"# {run.cycles:,} cycles on {args.engines} engine{'s' if args.engines > 1 else ''} "
+    print(f"# {run.cycles:,} cycles on {args.perft_engines} engine{'s' if args.perft_engines > 1 else ''} "
           f"({run.nodes / run.cycles:.3f} nodes/cycle, engines busy {100 * run.balance:.1f}%); "
           f"generating {counters['generate_cycles']:,}, make/unmake {counters['apply_cycles']:,} engine cycles"
           + (f"; {counters['leaf_parents']:,} leaf parents counted" if counters.get('leaf_parents') else "")
@@ -336,6 +337,5 @@ def _print_cluster(cluster):
 
 def _hardware_root_moves(args, board):
     """The root's legal moves from the hardware's legality stage, as python-chess Moves."""
-    from ..sim.backends import get_backend
     generator = get_backend(args.backend, config(args, legal=True), log=log(args))
     return [move.to_chess() for move in generator.generate(board).moves]

@@ -6,7 +6,7 @@ import sys
 
 import chess.engine
 
-from ..sim.backends import SEARCH_BACKENDS
+from ..sim.backends import search_backends
 from ..sim.drivers.match import Adjudication, MatchError, Player, load_openings, play_game, score_summary
 from ..sim.drivers.hwperft import projected_nodes_per_second
 from ..sim.peers.stockfish import find_stockfish
@@ -27,7 +27,7 @@ def register(subparsers):
                                           "colours. Prints wins/draws/losses, the score with its 95%% error "
                                           "bars and the Elo difference. See docs/play.md.")
     p.add_argument("--games", type=positive_int, default=10, metavar="N", help="games to play (default 10)")
-    p.add_argument("--backend", default="model", choices=SEARCH_BACKENDS,
+    p.add_argument("--backend", default="model", choices=search_backends(),
                    help="our engine's search backend (default: model)")
     add_core(p)
     budget = p.add_mutually_exclusive_group()

@@ -49,8 +49,8 @@ def register(subparsers):
 
 def run(args):
     try:
-        import matplotlib  # noqa: F401
-        import yowasp_wavedrom  # noqa: F401
+        import matplotlib  # noqa: F401 (the report extra, checked only for this command)
+        import yowasp_wavedrom  # noqa: F401 (the report extra)
     except ImportError as error:
         raise CliError(f"report needs the plotting libraries ({error.name} is not installed): {INSTALL}") from None
 
@@ -178,7 +178,7 @@ def _sweep(args, core, boards):
                 results.extend(chosen.run(chunk))
             except RuntimeError as error:
                 raise FlowError(f"the {core} core: {error}") from None
-            span += getattr(chosen, "last_span", 0)
+            span += chosen.last_span
             bar.update(len(chunk))
     finally:
         bar.close()

@@ -277,19 +277,19 @@ def timeline_source(samples, stream):
 
 
 def timeline_svg(samples, stream, prefix):
-    from yowasp_wavedrom import render
+    from yowasp_wavedrom import render     # the report extra: only when a page is written
     return inline_svg(render(timeline_source(samples, stream)), prefix, "timeline-svg")
 
 
 # ---- charts ----------------------------------------------------------------------------
 
 def _figure(width, height):
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure       # the report extra: only when a page is written
     return Figure(figsize=(width, height), layout="constrained")
 
 
 def _figure_svg(figure, prefix):
-    import matplotlib
+    import matplotlib       # the report extra: only when a page is written
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": prefix, "font.size": 9}):
         figure.savefig(buffer, format="svg", metadata={"Date": None})
@@ -297,7 +297,7 @@ def _figure_svg(figure, prefix):
 
 
 def histogram_svg(sweeps, prefix):
-    import matplotlib
+    import matplotlib       # the report extra: only when a page is written
     with matplotlib.rc_context({"font.size": 9}):
         figure = _figure(5.8, 3.0)
         axes = figure.add_subplot()
@@ -314,7 +314,7 @@ def histogram_svg(sweeps, prefix):
 
 
 def scatter_svg(sweeps, prefix):
-    import matplotlib
+    import matplotlib       # the report extra: only when a page is written
     with matplotlib.rc_context({"font.size": 9}):
         figure = _figure(5.8, 3.0)
         axes = figure.add_subplot()
@@ -332,7 +332,7 @@ SYNTH_METRICS = (("fmax_mhz", "routed fmax (MHz)"), ("logic_cells", "logic cells
 
 
 def synth_svg(rows, prefix):
-    import matplotlib
+    import matplotlib       # the report extra: only when a page is written
     import matplotlib.patches
     targets = list(dict.fromkeys(row.target for row in rows))
     cores = list(dict.fromkeys(row.core for row in rows))

@@ -5,7 +5,7 @@ import json
 
 from ..sim.model import Position
 from ..sim.model.search import SearchRequest, format_score
-from ..sim.backends import SEARCH_BACKENDS, get_search_backend
+from ..sim.backends import get_search_backend, search_backends
 from ..tables.search import DEFAULT_QUIESCENCE, INF, MAX_DEPTH, MAX_QUIESCENCE
 from .common import CliError, add_core, add_json, add_positions, log, positions, print_rows, progress
 from .validate import positive_int, whole
@@ -35,7 +35,7 @@ def register(subparsers):
     add_positions(p, default_start=False)
     p.add_argument("--depth", type=whole(1, MAX_DEPTH), required=True, metavar="N",
                    help=f"full-width plies, 1 to {MAX_DEPTH}")
-    p.add_argument("--backend", default="model", choices=SEARCH_BACKENDS,
+    p.add_argument("--backend", default="model", choices=search_backends(),
                    help="model: the golden model's search (default)")
     add_core(p)
     p.add_argument("--quiescence", type=whole(0, MAX_QUIESCENCE), default=DEFAULT_QUIESCENCE, metavar="Q",

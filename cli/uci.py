@@ -2,7 +2,7 @@
 
 import sys
 
-from ..sim.backends import SEARCH_BACKENDS, get_search_backend
+from ..sim.backends import get_search_backend, search_backends
 from ..sim.drivers.uci import UciEngine
 from .common import CliError, add_core
 
@@ -15,7 +15,7 @@ def register(subparsers):
                                           "the clock in the host, each iteration a search request to the "
                                           "backend, stop and isready answered while it searches. Load it "
                                           "into a GUI as the command 'hwmovegen uci'. See docs/play.md.")
-    p.add_argument("--backend", default="model", choices=SEARCH_BACKENDS,
+    p.add_argument("--backend", default="model", choices=search_backends(),
                    help="model: the golden model's search (default)")
     add_core(p)
 

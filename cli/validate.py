@@ -10,8 +10,10 @@ import argparse
 import math
 from pathlib import Path
 
+from ..boards.devboards import MAX_BAUD, MIN_BAUD
+from ..sim.backends import resolve
+from ..sim.harness.toolchain import UnusablePath, check_output
 from ..tables.contracts import MAX_PLIES
-from ..sim.harness.toolchain import UnusablePath, check_output, cxx_compiler
 
 __all__ = ["CliError", "whole", "positive_int", "positive_float", "probability", "seconds", "baud", "output_file",
            "output_dir", "folder_for", "vcd_file", "add_force", "effective_backend", "check_perft_depth", "check_engines", "HOST_PERFT_DEPTH",
@@ -103,7 +105,6 @@ def probability(text):
 def baud(text):
     """``board --baud``: a rate ``build --baud`` makes bitstreams for (boards.devboards.MIN_BAUD
     to MAX_BAUD)."""
-    from ..boards.devboards import MAX_BAUD, MIN_BAUD
     value = positive_int(text)
     if not MIN_BAUD <= value <= MAX_BAUD:
         raise argparse.ArgumentTypeError(f"must be at least {MIN_BAUD:,} and at most {MAX_BAUD:,} (the rates "
@@ -114,7 +115,7 @@ def baud(text):
 def cluster_spec(text):
     """``--cluster``: a Dask scheduler's address, ``local`` or ``local:N`` (N from 1 to
     MAX_LOCAL_WORKERS)."""
-    from ..sim.drivers.cluster import parse_spec      # plain Python: Dask itself loads only in a session
+    from ..sim.drivers.cluster import parse_spec      # the Dask tasks' module: only with --cluster
     try:
         kind, workers = parse_spec(text)
     except ValueError as error:
@@ -164,8 +165,9 @@ def add_force(parser):
 
 
 def effective_backend(name):
-    """The backend that will run: cxxrtl falls back to pysim without a C++ compiler."""
-    return "pysim" if name == "cxxrtl" and not cxx_compiler() else name
+    """The backend that will run (the registry's :func:`~hwmovegen.sim.backends.resolve`: cxxrtl
+    falls back to pysim without a C++ compiler)."""
+    return resolve(name)
 
 
 def check_perft_depth(depth, backend, in_hardware=False, force=False, option="--depth"):
@@ -187,7 +189,7 @@ def check_perft_depth(depth, backend, in_hardware=False, force=False, option="--
                        "less, or --force to run it anyway with a progress bar")
 
 
-def check_engines(engines, force=False, option="--engines", doing="simulate"):
+def check_engines(engines, force=False, option="--perft-engines", doing="simulate"):
     """Refuse (unless ``force``) a perft array larger than any target holds."""
     if engines and engines > LARGEST_ARRAY and not force:
         raise CliError(f"{option} {engines}: no target holds more than {LARGEST_ARRAY} engines (three fast "

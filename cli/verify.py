@@ -10,13 +10,14 @@ from ..sim.model.positions import random_boards
 from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
 from ..sim.drivers.bench import PERFT_BENCH, hardware_perft_rows
+from ..sim.cxxrtl import BackendUnavailable, CxxrtlBackend
 from ..sim.drivers.hwperft import HardwarePerft
 from ..sim.peers.gigantua import find_gigantua
 from ..sim.peers.stockfish import find_stockfish
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
-                     add_order, add_ready, backend, cluster_rows, cluster_session, config, log, positive_int,
-                     print_rows, print_table, progress)
-from .validate import (MAX_ENGINES, MAX_RANDOM, MAX_REPEAT, MAX_SEED, add_force, check_engines, check_perft_depth,
+                     add_order, add_perft_engines, add_ready, backend, cluster_rows, cluster_session, config, log,
+                     positive_int, print_rows, print_table, progress)
+from .validate import (MAX_RANDOM, MAX_REPEAT, MAX_SEED, add_force, check_engines, check_perft_depth,
                        whole)
 
 __all__ = ["register", "run"]
@@ -50,8 +51,7 @@ def register(subparsers):
     p.add_argument("what", nargs="?", choices=("moves", "perft"), default="moves",
                    help="moves (default): the generator's figures; perft: whole trees in the hardware (perft "
                         "arrays) against python-chess, Stockfish and Gigantua")
-    p.add_argument("--engines", type=whole(1, MAX_ENGINES), metavar="N",
-                   help="perft: the large array (default: the largest with a saved fitting 'synth "
+    add_perft_engines(p, help="perft: the large array (default: the largest with a saved fitting 'synth "
                         "--perft-engines' report for --target, else 8)")
     p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
                    help="perft: whose routed fmax projects nodes/s (default ecp5-85f)")
@@ -79,17 +79,16 @@ def _compare(args):
         boards += _random_boards(args)
     if not args.epd and not args.random:
         boards = [record.board for record in bundled_suites()]
-    backend(args, ready_probability=args.ready)     # validates, builds, says if it falls back
+    # built once: validates, builds, says if it falls back; the workers build theirs from it
+    chosen = backend(args, ready_probability=args.ready, seed=args.seed)
     bar = progress(args, len(boards))
     cluster = None
     try:
         if args.cluster:
             with cluster_session(args) as session:
-                summary, cluster = session.compare(boards, args.backend, config(args), ready=args.ready,
-                                                   seed=args.seed, progress=bar.update)
+                summary, cluster = session.compare(boards, chosen, progress=bar.update)
         else:
-            summary = compare(boards, args.backend, config(args), jobs=args.jobs, ready=args.ready, seed=args.seed,
-                              progress=bar.update)
+            summary = compare(boards, chosen, jobs=args.jobs, progress=bar.update)
     finally:
         bar.close()
     if args.json:
@@ -143,12 +142,11 @@ def _bench(args):
     if args.order == "captures":
         raise CliError("bench's perft needs every move: --order captures leaves the quiet ones out (use mvv-lva)")
     chosen = backend(args)
-    if chosen.name != "cxxrtl":
+    if not chosen.compiled:
         raise FlowError("bench measures the compiled backend: it needs a C++ compiler (g++)")
     positions = position_rows(chosen, cpw_records(), args.repeat)
-    perfts = perft_rows(chosen, args.depth, legal=args.legal)
+    perfts = perft_rows(chosen, args.depth)
     rate = stream_rate(chosen)
-    from ..sim.cxxrtl import CxxrtlBackend
     overhead = order_overhead = None
     if args.legal:
         overhead = stage_overhead(CxxrtlBackend(config(args, order=None), log=log(args), overlap=False),
@@ -227,9 +225,8 @@ def _largest_array(args):
 
 
 def _bench_perft(args):
-    from ..sim.cxxrtl import BackendUnavailable
-    check_engines(args.engines, args.force)
-    large = args.engines or _largest_array(args)
+    check_engines(args.perft_engines, args.force)
+    large = args.perft_engines or _largest_array(args)
     fmax = {}
     for engines in sorted({1, large}):
         report = saved_report(args.target, config(args, perft_engines=engines))

@@ -1,111 +1,164 @@
-"""Move-generator backends behind one interface.
+"""The one registry of simulators: per backend name, what it offers.
 
-A backend turns python-chess Boards into :class:`~hwmovegen.sim.model.Generation`
-results (moves plus counters). ``model`` walks the tables in Python; the
-hardware backends simulate the RTL and add ``cycles`` and ``stalls``. Every
-backend's ``name`` is the one that actually runs (``cxxrtl`` falls back to
-``pysim`` without a C++ compiler).
+A backend name (``--backend``) stands for up to three things: a move generator
+(:class:`~hwmovegen.sim.harness.backend.Backend`: ``model`` walks the tables in Python, the
+hardware backends simulate the RTL and add ``cycles`` and ``stalls``), a perft array
+(:class:`~hwmovegen.sim.harness.backend.PerftSimulator`) and a search engine. :data:`REGISTRY`
+says which of them each name offers; :func:`get_backend`,
+:class:`~hwmovegen.sim.drivers.hwperft.HardwarePerft` and the command line's choices read it, and
+:func:`resolve` is the one place a backend that cannot run here falls back to another (``cxxrtl``
+to ``pysim`` without a C++ compiler). Every backend's ``name`` is the one that actually runs.
+
+The search column holds a search engine class, built as ``engine(config, log=log)``, with ``name``,
+``hardware``, ``prepare()`` and ``run(request, stop=None) -> SearchResult``
+(:mod:`hwmovegen.sim.model.search`): the golden model's (:class:`ModelSearch`) and the hardware's
+(:class:`HardwareSearch` over the pysim or CXXRTL engine). ``stop``, when given, is read before each
+make (``stop.is_set()``) and aborts as the node limit does (the UCI host's ``stop`` and clock).
+:func:`register_search` gives a name another engine.
 """
 
+from typing import Callable, NamedTuple
+
 from ..tables.contracts import GeneratorConfig
-from .harness.backend import Backend, ModelBackend, PysimBackend
-from .cxxrtl import CxxrtlSearch
+from .cxxrtl import CxxrtlBackend, CxxrtlPerft, CxxrtlSearch
+from .harness import toolchain
+from .harness.backend import Backend, ModelBackend, PerftSimulator, PysimBackend, PysimPerft
 from .harness.search import PysimSearch
 from .model.search import search
 
-__all__ = ["Backend", "ModelBackend", "PysimBackend", "BACKENDS", "HARDWARE_BACKENDS", "DEFAULT_BACKEND",
-           "get_backend", "ModelSearch", "SEARCH_BACKENDS", "register_search_backend", "get_search_backend", "HardwareSearch"]
-
-BACKENDS = ("cxxrtl", "pysim", "model")
-HARDWARE_BACKENDS = ("cxxrtl", "pysim")
-DEFAULT_BACKEND = "cxxrtl"
+__all__ = ["Backend", "ModelBackend", "PysimBackend", "PerftSimulator", "Offer", "REGISTRY", "BACKENDS",
+           "HARDWARE_BACKENDS", "PERFT_BACKENDS", "DEFAULT_BACKEND", "offer", "resolve", "get_backend",
+           "register_search", "ModelSearch", "HardwareSearch", "search_backends", "get_search_backend"]
 
 
-def get_backend(name, config=GeneratorConfig(), log=None, ready_probability=1.0, seed=1):
-    """A backend by name for the generator ``config`` names (its ``legal``: the legal moves
-    only, the hardware's legality stage or the model's rule; its ``order``: the moves ordered
-    and flagged for check, the hardware's :class:`~hwmovegen.rtl.order.MoveOrderer` or the
-    model's rule). ``cxxrtl`` falls back to ``pysim`` (saying so through ``log``) when no C++
-    compiler is found. ``ready_probability`` < 1 applies random backpressure on the hardware
-    backends' move stream (cxxrtl only)."""
-    if name == "model":
-        return ModelBackend(config)
-    if name == "pysim":
-        if ready_probability < 1:
-            raise KeyError("backpressure (--ready) needs the cxxrtl backend")
-        return PysimBackend(config)
-    if name == "cxxrtl":
-        from .cxxrtl import CxxrtlBackend
-        from .harness.toolchain import cxx_compiler
-        if cxx_compiler() is None:
-            if log:
-                log("no C++ compiler found (g++): falling back to the pysim backend")
-            return get_backend("pysim", config, log, ready_probability, seed)
-        return CxxrtlBackend(config, ready_probability=ready_probability, seed=seed, log=log)
-    raise KeyError(f"unknown backend {name!r} (choose from {', '.join(BACKENDS)})")
+def _no_compiler():
+    # through the module, so that a test can take the compiler away
+    return None if toolchain.cxx_compiler() else "no C++ compiler found (g++)"
 
 
-# -- search backends: ``run(request, stop=None) -> SearchResult`` (:mod:`.model.search`); ``stop``,
-# when given, is read before each make (``stop.is_set()``) and aborts the search as its node limit
-# does (the UCI host's ``stop`` and clock; a hardware backend maps it to its abort). ``model`` is the
-# golden model's search; a hardware backend (the RTL search engine simulated) registers a factory
-# here under its name, and the CLI offers every name in ``SEARCH_BACKENDS``.
+class Offer(NamedTuple):
+    """What one backend name offers: a generator class (a :class:`Backend`), a perft array class
+    (a :class:`PerftSimulator`, None: no perft in hardware), a search engine class (None: none
+    registered); ``missing()``: why it cannot run on this machine (None: it can), and then the
+    backend that runs instead (``fallback``, None: none, the run fails)."""
+    generator: type
+    perft: type | None = None
+    search: type | None = None
+    missing: Callable[[], str | None] = lambda: None
+    fallback: str | None = None
+
 
 class ModelSearch:
     """The golden model's search (the core does not change it: every core emits the same moves)."""
     name = "model"
     hardware = False
 
-    def __init__(self, core="walker", log=None):
-        self.core = core
+    def __init__(self, config=GeneratorConfig(), log=None):
+        self.config = config
+
+    def prepare(self):
+        """Nothing to build."""
 
     def run(self, request, stop=None):
         return search(request, stop)
 
 
-_FACTORIES = {"model": ModelSearch}
-SEARCH_BACKENDS = ["model"]
-
-
-def register_search_backend(name, factory):
-    """Offer ``factory(core=..., log=...)`` (an object with ``name`` and ``run(request, stop=None)``) as
-    ``name``."""
-    _FACTORIES[name] = factory
-    if name not in SEARCH_BACKENDS:
-        SEARCH_BACKENDS.append(name)
-
-
-def get_search_backend(name, core="walker", log=None):
-    """The search backend ``name`` for ``core``; ``KeyError`` (one line) for an unknown name."""
-    if name not in _FACTORIES:
-        raise KeyError(f"unknown search backend {name!r} (choose from {', '.join(SEARCH_BACKENDS)})")
-    return _FACTORIES[name](core=core, log=log)
-
-
 class HardwareSearch:
-    """The search engine of ``config`` (layout, core) on a simulation ``backend``: ``search(request)``
-    (or ``run``, the search backends' interface) answers as the model's :func:`.search.search`
-    does, with ``cycles``."""
+    """The search engine of ``config`` (layout, core) simulated by ``simulator`` (a class: its
+    ``search(request)`` answers as the model's :func:`~hwmovegen.sim.model.search.search` does,
+    with ``cycles``). ``stop`` is looked at before the search starts: a running simulated search
+    is not interrupted (a search of the simulated engine takes its cycles; the host keeps its
+    depth small)."""
     hardware = True
 
-    def __init__(self, backend="cxxrtl", config=GeneratorConfig(core="fast"), log=None):
-        if backend == "pysim":
-            self._sim = PysimSearch(config)
-        elif backend == "cxxrtl":
-            self._sim = CxxrtlSearch(config, log=log)
-        else:
-            raise KeyError(f"search in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
-        self.name, self.config = backend, config
+    def __init__(self, simulator, config=GeneratorConfig(core="fast"), log=None):
+        self._sim = simulator(config, log=log)
+        self.name, self.config = simulator.name, config
 
     def prepare(self):
         self._sim.prepare()
 
-    def search(self, request):
+    def run(self, request, stop=None):
+        if stop is not None and stop.is_set():
+            return search(request, stop)        # stopped before the first make: the model's answer is the same
         return self._sim.search(request)
 
-    run = search
+
+def _hardware_search(simulator):
+    """The search column's entry for a simulated engine."""
+    def build(config, log=None):
+        return HardwareSearch(simulator, config, log)
+    build.hardware = True
+    return build
 
 
-for _backend in ("cxxrtl", "pysim"):
-    register_search_backend(_backend, lambda core="fast", log=None, backend=_backend:
-                            HardwareSearch(backend, GeneratorConfig(core=core), log=log))
+REGISTRY = {
+    "cxxrtl": Offer(CxxrtlBackend, CxxrtlPerft, _hardware_search(CxxrtlSearch), missing=_no_compiler,
+                    fallback="pysim"),
+    "pysim": Offer(PysimBackend, PysimPerft, _hardware_search(PysimSearch)),
+    "model": Offer(ModelBackend, search=ModelSearch),
+}
+DEFAULT_BACKEND = "cxxrtl"
+BACKENDS = tuple(REGISTRY)
+HARDWARE_BACKENDS = tuple(name for name, entry in REGISTRY.items() if entry.generator.hardware)
+PERFT_BACKENDS = tuple(name for name, entry in REGISTRY.items() if entry.perft)
+
+
+def offer(name):
+    """The :class:`Offer` of backend ``name`` (KeyError, one line, for a name not registered)."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown backend {name!r} (choose from {', '.join(REGISTRY)})") from None
+
+
+def resolve(name, log=None):
+    """The backend that runs when ``name`` is asked for: ``name`` itself, or its fallback where it
+    cannot run here (saying so through ``log``)."""
+    entry = offer(name)
+    why = entry.missing()
+    if why is None or entry.fallback is None:
+        return name
+    if log:
+        log(f"{why}: falling back to the {entry.fallback} backend")
+    return resolve(entry.fallback, log)
+
+
+def get_backend(name, config=GeneratorConfig(), log=None, ready_probability=1.0, seed=1):
+    """A generator backend by name (:func:`resolve`: ``cxxrtl`` falls back to ``pysim``, saying so
+    through ``log``, when no C++ compiler is found) for the generator ``config`` names (its
+    ``legal``: the legal moves only, the hardware's legality stage or the model's rule; its
+    ``order``: the moves ordered and flagged for check, the hardware's
+    :class:`~hwmovegen.rtl.order.MoveOrderer` or the model's rule). ``ready_probability`` < 1
+    applies random backpressure on the move stream (drawn from ``seed``), where the backend
+    declares ``backpressure``."""
+    name = resolve(name, log)
+    generator = REGISTRY[name].generator
+    if ready_probability < 1 and not generator.backpressure:
+        with_it = [other for other, entry in REGISTRY.items() if entry.generator.backpressure]
+        raise KeyError(f"backpressure (--ready) needs the {' or '.join(with_it)} backend")
+    return generator(config, ready_probability=ready_probability, seed=seed, log=log)
+
+
+def register_search(name, engine):
+    """Give backend ``name`` its search engine class ``engine`` (its module calls this on import);
+    the search command offers ``--backend`` for every name with one."""
+    entry = REGISTRY.get(name)
+    if entry is None:
+        raise KeyError(f"unknown backend {name!r}: register its generator first")
+    REGISTRY[name] = entry._replace(search=engine)
+
+
+def search_backends():
+    """The backend names with a search engine, for ``--backend`` of search, uci and match."""
+    return tuple(name for name, entry in REGISTRY.items() if entry.search)
+
+
+def get_search_backend(name, core="fast", log=None):
+    """The search engine of backend ``name`` (:func:`resolve`d) on the ``core``; KeyError, one line,
+    for a name without one."""
+    name = resolve(name, log)
+    engine = REGISTRY[name].search
+    if engine is None:
+        raise KeyError(f"backend {name!r} has no search engine (choose from {', '.join(search_backends())})")
+    return engine(GeneratorConfig(core=core), log=log)

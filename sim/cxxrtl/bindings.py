@@ -51,7 +51,7 @@ class CompiledModel:
     library with its signatures) and ``seed``; :meth:`prepare` creates the simulator."""
     name = "cxxrtl"
     seed = 0
-    _lib = _handle = None
+    _lib = _handle = _draws = None
 
     def library(self):
         raise NotImplementedError
@@ -63,10 +63,16 @@ class CompiledModel:
         """Build (or find in the cache) and load the compiled model; called on first use."""
         if self._handle is None:
             self._lib = self.library()
-            self._handle = self._lib.hwmg_create(self.seed)
+            self._handle = self._lib.hwmg_create(self.seed if self._draws is None else self._draws)
             self.created()
 
-    def __del__(self):
+    def reset(self, seed=None):
+        """Free the simulator: the next use starts a fresh one (the library stays loaded) whose
+        random draws start from ``seed`` (default: the model's own ``seed``)."""
         if self._handle is not None and self._lib is not None:
             self._lib.hwmg_destroy(self._handle)
             self._handle = None
+        self._draws = seed
+
+    def __del__(self):
+        self.reset()

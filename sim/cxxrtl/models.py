@@ -8,7 +8,7 @@ import time
 from ...rtl.types import PerftCounters, unpack
 from ...tables.contracts import GeneratorConfig
 from ..harness import trace as cycle_trace
-from ..harness.backend import Backend
+from ..harness.backend import Backend, PerftSimulator
 from ..harness.wire import counters_from_word, move_from_word, position_bytes, word_from_move
 from ..model import Generation
 from .bindings import CompiledModel, generator_library, open_model
@@ -34,12 +34,14 @@ class CxxrtlBackend(CompiledModel, Backend):
     hardware = True
     traces = True
     backpressure = True
+    compiled = True
 
     def __init__(self, config=GeneratorConfig(), ready_probability=1.0, seed=1, log=None, overlap=None):
         self.config = config
         can_overlap = config.contract.load_while_busy and not config.legal
         self.overlap = can_overlap if overlap is None else overlap and can_overlap
         self.last_span = 0
+        self.ready_probability = ready_probability
         self.ready_threshold = 65536 if ready_probability >= 1 else int(ready_probability * 65536)
         self.seed = seed
         self.log = log
@@ -52,6 +54,9 @@ class CxxrtlBackend(CompiledModel, Backend):
         self._stat_words = self._lib.hwmg_stat_words()
         if self.order is not None:      # the ordering stage's shared ray logic is hierarchy
             self._lib.hwmg_hierarchical(self._handle, 1)
+
+    def reseed(self, seed):
+        self.reset(seed)
 
     @property
     def clock_cycles(self):
@@ -129,14 +134,10 @@ class CxxrtlBackend(CompiledModel, Backend):
         return self.run_images([position_bytes(board)])[0]
 
 
-class CxxrtlPerft(CompiledModel):
+class CxxrtlPerft(CompiledModel, PerftSimulator):
     """A :class:`~hwmovegen.rtl.perft.PerftArray` compiled with CXXRTL: whole perft trees
     walked in the simulated hardware."""
     SLICE = 2_000_000           # cycles per call into C++, between progress updates
-
-    def __init__(self, config, log=None):
-        self.config = config
-        self.log = log
 
     def library(self):
         lib = open_model(build_perft_model(self.config, log=self.log))
@@ -145,11 +146,11 @@ class CxxrtlPerft(CompiledModel):
         self._words = lib.hwmg_counter_words()
         return lib
 
-    def run(self, image, depth, progress=None):
-        """The PerftCounters (a dict) of a walk of ``depth`` plies from the position image;
+    def run(self, board, depth, progress=None):
+        """The PerftCounters (a dict) of a walk of ``depth`` plies below ``board``;
         ``progress(cycles)`` after every slice of simulated cycles."""
         self.prepare()
-        if self._lib.hwmg_perft_start(self._handle, image, depth):
+        if self._lib.hwmg_perft_start(self._handle, position_bytes(board), depth):
             raise RuntimeError("the perft array is busy: it did not take the start")
         words = (ctypes.c_uint32 * self._words)()
         while True:

@@ -3,6 +3,10 @@ submodules made one module (:func:`share_identical`), so that g++ compiles each 
 
 import re
 
+from amaranth.back import rtlil
+
+from ...rtl.bitboards import SHARED
+
 __all__ = ["design_rtlil", "share_identical"]
 
 
@@ -10,7 +14,6 @@ def design_rtlil(design, copies=()):
     """The design's RTLIL, named ``top``, with its shareable submodules shared (see
     :func:`share_identical`); ``copies``: names of top-level submodules that are identical
     instances of one elaboratable (a perft array's engines), which must all be shared."""
-    from amaranth.back import rtlil
     text = rtlil.convert(design, name="top")
     # Source locations would tie the cache key to where the package is installed; the
     # generator's name would sit between modules.
@@ -38,7 +41,6 @@ def share_identical(text, copies=()):
     pointed at the first, whose hierarchy is kept (``keep_hierarchy``), so that CXXRTL makes
     one class of it. The ``copies`` must all turn out identical.
     """
-    from ...rtl.bitboards import SHARED
     head, *blocks = re.split(r"(?m)^(?=module )", text)
     names = [block.split("\n", 1)[0].split()[1] for block in blocks]
     modules = dict(zip(names, blocks))

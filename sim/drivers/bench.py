@@ -7,6 +7,10 @@ import chess
 from ...tables.contracts import GeneratorConfig
 from ..backends import ModelBackend
 from ..model.perft import perft
+from ..model.positions import random_boards
+from ..peers.gigantua import GigantuaError, gigantua_perft
+from ..peers.stockfish import StockfishError, stockfish_perft
+from .hwperft import projected_nodes_per_second
 
 __all__ = ["python_chess_perft", "position_rows", "perft_rows", "stream_rate", "stage_overhead",
            "hardware_perft_rows", "RATE_POSITIONS", "PERFT_BENCH"]
@@ -29,14 +33,13 @@ def python_chess_perft(board, depth):
 def _rate(backend, results):
     """Moves per cycle of a batch just run: over its span when the backend ran it back to
     back, else over the positions' own cycles (loading between them not counted)."""
-    cycles = getattr(backend, "last_span", 0) or sum(r.cycles for r in results)
+    cycles = backend.last_span or sum(r.cycles for r in results)
     return sum(len(r.moves) for r in results) / cycles
 
 
 def stream_rate(backend, boards=None):
     """The moves per cycle ``backend``'s core sustains over a batch (by default
     ``RATE_POSITIONS`` random positions, seed 1) with ``ready`` high."""
-    from ..model.positions import random_boards
     boards = random_boards(RATE_POSITIONS, seed=1) if boards is None else boards
     return _rate(backend, backend.run(boards))
 
@@ -45,7 +48,6 @@ def stage_overhead(staged_backend, plain_backend, boards=None):
     """The cycles a stage (the legality stage, the ordering stage) adds per position (mean, max)
     with ``ready`` high: each position's cycles with the stage minus its cycles without, one
     position at a time, over the standard batch."""
-    from ..model.positions import random_boards
     boards = random_boards(RATE_POSITIONS, seed=1) if boards is None else boards
     extra = [staged.cycles - plain.cycles
              for staged, plain in zip(staged_backend.run(boards), plain_backend.run(boards))]
@@ -77,10 +79,11 @@ def position_rows(backend, records, repeat):
     return rows
 
 
-def perft_rows(hardware, depth, fen=chess.STARTING_FEN, legal=False):
-    """perft(depth) through the simulated hardware, the golden model and python-chess
-    (``legal``: the hardware's and the model's own legality, not python-chess's)."""
+def perft_rows(hardware, depth, fen=chess.STARTING_FEN):
+    """perft(depth) through the simulated hardware, the golden model and python-chess (with the
+    hardware's ``legal``: the hardware's and the model's own legality, not python-chess's)."""
     board = chess.Board(fen)
+    legal = hardware.legal
     model = ModelBackend(GeneratorConfig(hardware.layout, legal=legal))
     rows = []
     for name, count in (
@@ -113,8 +116,6 @@ PEER_RUNS = 3                   # the CPU perfts' best of three (a depth-5 perft
 def _peer_row(name, path, fen, depth, largest):
     """One CPU perft program's measurement of a bench tree (``name``: "stockfish" or
     "gigantua"), with the largest array's projection's ratio to it."""
-    from ..peers.gigantua import GigantuaError, gigantua_perft
-    from ..peers.stockfish import StockfishError, stockfish_perft
     try:
         if name == "stockfish":
             runs = [stockfish_perft(fen, depth, path) for _ in range(PEER_RUNS)]
@@ -134,7 +135,6 @@ def hardware_perft_rows(arrays, fmax, peers=None, progress=None):
     and projected nodes/s (nodes x ``fmax[engines]`` MHz / cycles), python-chess's nodes/s,
     and each CPU perft program's in ``peers`` ({"stockfish": path, "gigantua": path}, a path
     None where it is absent) with the largest array's ratio to it."""
-    from .hwperft import projected_nodes_per_second
     rows = []
     for name, fen, depth, published in PERFT_BENCH:
         board = chess.Board(fen)

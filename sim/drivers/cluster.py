@@ -27,8 +27,13 @@ from concurrent.futures import CancelledError
 
 import chess
 
-from ...tables.contracts import GeneratorConfig
+from ...rtl.types import PERFT_COUNTER_NAMES
+from ..backends import get_backend
+from ..cxxrtl import builds, use_builds
 from ..harness.toolchain import source_digest
+from ..model.perft import node_moves, perft
+from .compare import Summary, batches, check_batch
+from .hwperft import HardwarePerft, PerftRun
 
 __all__ = ["ClusterError", "ClusterUnreachable", "ClusterFailed", "Session", "parse_spec", "split_ply", "subtrees",
            "RETRIES", "DEEP"]
@@ -105,8 +110,7 @@ def _kept_one(kind, key, make):
 def _run(function, index, digest, models, *args):
     """One task on a worker: (index, result, simulated cycles, worker, seconds). ``models``:
     the client's compiled models, taken from this machine's cache where they are."""
-    from distributed import get_worker
-    from ..cxxrtl import use_builds
+    from distributed import get_worker     # Dask: the optional extra, imported where a task runs
     if digest != source_digest():
         raise WrongSources(f"worker {get_worker().address} runs another hwmovegen (sources {source_digest()}, "
                            f"the client's {digest}): install the same version on every worker")
@@ -116,15 +120,13 @@ def _run(function, index, digest, models, *args):
     return index, result, cycles, get_worker().address, time.perf_counter() - start
 
 
-def _compare_task(index, fens, backend_name, config, ready, seed):
-    from .compare import check_batch
-    summary = check_batch(index, fens, backend_name, config, ready, seed)
+def _compare_task(index, fens, seed, settings):
+    backend = _kept_one("compare", tuple(sorted(settings.items())), lambda: get_backend(**settings))
+    summary = check_batch(backend, index, fens, seed)
     return summary, summary.cycles
 
 
 def _hardware_perft_task(fen, depth, settings):
-    from .hwperft import HardwarePerft
-
     def make():
         array = HardwarePerft(**settings)       # the client's array: engines, core, layout, leaf counter
         array.prepare()
@@ -134,12 +136,10 @@ def _hardware_perft_task(fen, depth, settings):
 
 
 def _perft_task(fen, depth, backend_name, config):
-    from ..backends import get_backend
-    from ..model.perft import perft
     chosen = _kept_one("backends", (backend_name, config), lambda: get_backend(backend_name, config))
-    before = getattr(chosen, "clock_cycles", 0)
+    before = chosen.clock_cycles
     nodes, _ = perft(chess.Board(fen), depth, chosen.generate, config.legal)
-    return nodes, getattr(chosen, "clock_cycles", 0) - before
+    return nodes, chosen.clock_cycles - before
 
 
 class Session:
@@ -149,11 +149,11 @@ class Session:
     def __init__(self, spec, log=None):
         kind, value = parse_spec(spec)
         try:
-            import dask     # noqa: F401 (the message below names the extra that brings both)
+            import dask     # noqa: F401 (the optional extra, loaded only here; the message names it)
             from distributed import Client, LocalCluster
         except ImportError:
             raise ClusterUnreachable("--cluster needs Dask: pip install 'hwmovegen[cluster]'") from None
-        from distributed.utils import silence_logging_cmgr
+        from distributed.utils import silence_logging_cmgr     # Dask, the optional extra: only in a session
         self.spec, self.local, self.lost = spec, None, False
         # Dask's logs would report the recovery done here (a worker restarted, results
         # computed again); what fails still reaches the client as an exception. A local
@@ -210,11 +210,10 @@ class Session:
         """Run ``tasks`` (``(function, args)``) on the cluster; their results in task order,
         and per worker its tasks, simulated cycles and busy seconds. ``progress(n)`` as each
         task completes (``weight(args)`` units, else 1)."""
-        from distributed import as_completed
+        from distributed import as_completed     # Dask, the optional extra: only in a session
         from distributed.client import FutureCancelledError
         from distributed.comm.core import CommClosedError
         from distributed.scheduler import KilledWorker
-        from ..cxxrtl import builds
         digest, models = source_digest(), builds()
         pending = {self.client.submit(_run, function, index, digest, models, *args, retries=RETRIES, pure=False): index
                    for index, (function, args) in enumerate(tasks)}
@@ -250,15 +249,14 @@ class Session:
         reason = getattr(error, "reason", None) or (str(error).splitlines() or [type(error).__name__])[0]
         raise ClusterUnreachable(f"lost the Dask scheduler at {self.address} ({reason})") from None
 
-    def compare(self, boards, backend_name="cxxrtl", config=GeneratorConfig(), ready=1.0, seed=1, progress=None,
-                log=None):
-        """:func:`.compare.compare` on the cluster: (Summary, cluster report)."""
-        from .compare import Summary, batches, prepare_backend
+    def compare(self, boards, backend, progress=None):
+        """:func:`.compare.compare` on the cluster, every worker comparing on a backend built as
+        ``backend`` is: (Summary, cluster report)."""
         start = time.perf_counter()
-        backend_name = prepare_backend(backend_name, config, log, ready)
-        tasks = [(_compare_task, (index, fens, backend_name, config, ready, seed)) for index, fens in batches(boards)]
+        backend.prepare()       # built here, before the workers load it
+        tasks = [(_compare_task, (index, fens, backend.seed, backend.settings)) for index, fens in batches(boards)]
         summaries, stats = self.gather(tasks, progress, weight=lambda args: len(args[1]))
-        total = Summary.of(backend_name, config)
+        total = Summary.of(backend.name, backend.config)
         for summary in summaries:
             total.add(summary)
         total.seconds = time.perf_counter() - start
@@ -270,9 +268,6 @@ class Session:
         are summed over the subtrees' walks, and the cluster report. The subtrees' roots
         come from the hardware's legality stage, as ``divide``'s do. ``total(n)`` is told the
         number of tasks, ``progress(1)`` as each completes."""
-        from ..backends import get_backend
-        from .hwperft import PerftRun
-        from ...rtl.types import PERFT_COUNTER_NAMES
         start = time.perf_counter()
         array.check_depth(depth)
         array.prepare()         # built here, before the workers load it
@@ -297,7 +292,6 @@ class Session:
         """Host-driven perft (:mod:`.perft`) through the backend ``chosen`` on the cluster, every
         worker generating on a backend of the same name: (nodes, seconds, per root move counts or
         None, cluster report). ``total`` and ``progress`` as in :meth:`hardware_perft`."""
-        from ..model.perft import node_moves
         start = time.perf_counter()
         legal = chosen.legal
         ply, nodes = self._split(board, depth, divide, ply, lambda node: node_moves(node, chosen.generate, legal))
@@ -328,6 +322,6 @@ def _per_root_move(root_moves, nodes, leaves):
 
 
 def _connect_timeout():
-    import dask
+    import dask     # Dask, the optional extra: only in a session
     from dask.utils import parse_timedelta
     return parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"))

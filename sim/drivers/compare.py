@@ -13,7 +13,7 @@ from ..model.legality import no_moves_verdict
 from ..model import Position, cycle_bound, echo_fen, generate, work
 from ..model.perft import legal_moves
 
-__all__ = ["Mismatch", "Summary", "check", "compare", "batches", "check_batch", "prepare_backend", "CHUNK"]
+__all__ = ["Mismatch", "Summary", "check", "compare", "batches", "check_batch", "CHUNK"]
 
 CHUNK = 256     # positions per call into a backend / per worker task
 
@@ -100,10 +100,12 @@ def _first_difference(a, b):
     return min(len(a), len(b))
 
 
-def check(board, hardware, model, core="walker", legal=False, order=None):
-    """The first problem with a hardware Generation, as a Mismatch, or None (``legal``:
-    the model's and the hardware's legal streams, and python-chess's legal moves; ``order``:
-    ordered streams, python-chess's legal captures alone for ``captures``)."""
+def check(board, hardware, model, config=GeneratorConfig()):
+    """The first problem with a hardware Generation of the generator ``config`` names, as a
+    Mismatch, or None (its ``core``: the work and cycle bound; ``legal``: the model's and the
+    hardware's legal streams, and python-chess's legal moves; ``order``: ordered streams,
+    python-chess's legal captures alone for ``captures``)."""
+    core, legal, order = config.core, config.legal, config.order
     def mismatch(reason, index=None):
         hw, md = hardware.uci(), model.uci()
         return Mismatch(echo_fen(board), reason, index,
@@ -134,12 +136,13 @@ def check(board, hardware, model, core="walker", legal=False, order=None):
     return None
 
 
-def _check_chunk(backend, config, fens):
+def _check_chunk(backend, fens):
     boards = [chess.Board(fen) for fen in fens]
+    config = backend.config
     summary = Summary.of(backend.name, config)
-    core, legal, order = config.core, config.legal, config.order
     for board, hardware in zip(boards, backend.run(boards)):
-        model = generate(Position.from_board(board, check=False), config.layout, legal=legal, order=order)
+        model = generate(Position.from_board(board, check=False), config.layout, legal=config.legal,
+                         order=config.order)
         summary.positions += 1
         summary.moves += len(hardware.moves)
         summary.legal_moves += board.legal_moves.count()
@@ -151,29 +154,19 @@ def _check_chunk(backend, config, fens):
             end = no_moves_verdict(Position.from_board(board, check=False))
             summary.checkmates += end == "checkmate"
             summary.stalemates += end == "stalemate"
-        problem = check(board, hardware, model, core, legal, order)
+        problem = check(board, hardware, model, config)
         if problem:
             summary.mismatches.append(problem)
-    summary.span = getattr(backend, "last_span", 0)
+    summary.span = backend.last_span
     return summary
 
 
-_worker = {}
-
-
-def _init_worker(backend_name, config, ready, seed):
-    _worker["args"] = (backend_name, config, ready, seed)
-
-
-def _run_chunk(task):
-    return check_batch(*task, *_worker["args"])
-
-
-def check_batch(index, fens, backend_name, config, ready=1.0, seed=1):
-    """The Summary of batch number ``index`` (FENs) on a backend of its own."""
-    # a backpressure seed per batch keeps results independent of where it runs (--jobs, --cluster)
-    backend = get_backend(backend_name, config, ready_probability=ready, seed=seed * 1_000_003 + index + 1)
-    return _check_chunk(backend, config, fens)
+def check_batch(backend, index, fens, seed=1):
+    """The Summary of batch number ``index`` (FENs) on ``backend``, started afresh with the
+    batch's own backpressure seed (derived from ``seed``): the results do not depend on where
+    the batch runs (one process, ``jobs``, a cluster)."""
+    backend.reseed(seed * 1_000_003 + index + 1)
+    return _check_chunk(backend, fens)
 
 
 def batches(boards):
@@ -182,36 +175,38 @@ def batches(boards):
     return list(enumerate(fens[i:i + CHUNK] for i in range(0, len(fens), CHUNK)))
 
 
-def prepare_backend(backend_name, config, log=None, ready=1.0):
-    """The name of the backend that runs (pysim without a compiler), built once here before
-    any worker needs it."""
-    probe = get_backend(backend_name, config, log=log, ready_probability=ready)
-    if probe.name == "cxxrtl":
-        probe.prepare()
-    return probe.name
+_worker = {}
 
 
-def compare(boards, backend_name="cxxrtl", config=GeneratorConfig(), jobs=1, ready=1.0, seed=1, progress=None,
-            log=None):
-    """Compare every board on the generator ``config`` names; ``progress(n)`` is called as
-    positions complete."""
+def _init_worker(settings):
+    _worker["backend"] = get_backend(**settings)     # one per worker process, reseeded per batch
+
+
+def _run_chunk(task):
+    return check_batch(_worker["backend"], *task)
+
+
+def compare(boards, backend, jobs=1, progress=None):
+    """Compare every board on ``backend`` (a :class:`~hwmovegen.sim.backends.Backend`, built once
+    by the caller; its config names the generator, its ``ready_probability`` the backpressure and
+    its ``seed`` the batches' seeds), in ``jobs`` processes (each with a backend of its own);
+    ``progress(n)`` is called as positions complete."""
     start = time.perf_counter()
-    tasks = batches(boards)
-    backend_name = prepare_backend(backend_name, config, log, ready)
-    total = Summary.of(backend_name, config)
+    tasks = [(index, fens, backend.seed) for index, fens in batches(boards)]
+    backend.prepare()       # built once here, before any worker needs it
+    total = Summary.of(backend.name, backend.config)
     jobs = max(1, min(jobs, len(tasks), os.cpu_count() or 1))
+
+    def add(summary):
+        total.add(summary)
+        if progress:
+            progress(summary.positions)
     if jobs == 1:
-        _init_worker(backend_name, config, ready, seed)
-        for summary in map(_run_chunk, tasks):
-            total.add(summary)
-            if progress:
-                progress(summary.positions)
+        for task in tasks:
+            add(check_batch(backend, *task))
     else:
-        with ProcessPoolExecutor(jobs, initializer=_init_worker,
-                                 initargs=(backend_name, config, ready, seed)) as pool:
+        with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(backend.settings,)) as pool:
             for summary in pool.map(_run_chunk, tasks):
-                total.add(summary)
-                if progress:
-                    progress(summary.positions)
+                add(summary)
     total.seconds = time.perf_counter() - start
     return total

@@ -19,8 +19,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import chess
+from amaranth.back import rtlil
 
-from ..model import echo_fen
+from ...rtl.types import BoardState, pack, unpack
+from ..model import Position, echo_fen
 from ..harness.toolchain import ToolMissing, tool
 
 __all__ = ["PROPERTIES", "ENGINE", "ENGINES", "Spec", "FormalResult", "run_property", "read_vcd", "position_fen",
@@ -163,8 +165,6 @@ COVER_FENS = (
 
 
 def cover_positions():
-    from ...rtl.types import BoardState, pack
-    from ..model import Position
     positions = []
     for fen in COVER_FENS:
         position = Position.from_fen(fen)
@@ -174,7 +174,7 @@ def cover_positions():
 
 
 def build_harness(name, core, core_class=None):
-    from ...rtl.formal import GENERATOR_PROPERTIES, harness
+    from ...rtl.formal import GENERATOR_PROPERTIES, harness     # the harnesses: 60 ms, only for a check
     if name not in GENERATOR_PROPERTIES:
         return harness(name, core)
     options = {"positions": cover_positions()} if name == "cover" else {}
@@ -186,7 +186,6 @@ def run_property(name, core="walker", depth=None, workdir=None, core_class=None,
     run goes (a fresh folder below it; default a temporary folder, removed unless the run
     failed). ``core_class``: a replacement core (the tests inject bugs with it). ``engine``:
     another sby engine line than the property's (one of ``ENGINES``)."""
-    from amaranth.back import rtlil
     if name not in PROPERTIES:
         raise KeyError(f"unknown property {name!r} (choose from {', '.join(PROPERTIES)})")
     spec = PROPERTIES[name]
@@ -328,7 +327,6 @@ def failed_checks(signals):
 
 def position_fen(signals, prefix="board"):
     """The free position of a trace (``board_planes``, ``board_state``) as a FEN, or None."""
-    from ...rtl.types import BoardState, unpack
     planes, state = _final(signals.get(f"{prefix}_planes", [])), _final(signals.get(f"{prefix}_state", []))
     if planes is None or state is None:
         return None

@@ -1,17 +1,20 @@
 """Perft in the simulated hardware: whole trees walked by a PerftArray.
 
 The host loads the root, starts the array and reads its counters
-(:class:`~hwmovegen.rtl.types.PerftCounters`); it makes no move and decides nothing.
-``cxxrtl`` runs the compiled array (:class:`~.cxxrtl.CxxrtlPerft`), ``pysim`` the
-Amaranth simulator (small trees). ``--divide`` asks the hardware for the root's legal
-moves and walks each child's tree in the array.
+(:class:`~hwmovegen.rtl.types.PerftCounters`); it makes no move and decides nothing. The
+registry (:mod:`hwmovegen.sim.backends`) names the simulator of each backend: ``cxxrtl`` runs the compiled
+array (:class:`~hwmovegen.sim.cxxrtl.CxxrtlPerft`), ``pysim`` the Amaranth simulator (:class:`PysimPerft`,
+small trees). ``--divide`` asks the hardware for the root's legal moves and walks each child's
+tree in the array.
 """
 
 import time
 from dataclasses import dataclass, field
 
+from ...rtl.types import PERFT_COUNTER_NAMES
 from ...tables.contracts import GeneratorConfig
-from ..harness.wire import position_bytes
+from ..backends import PERFT_BACKENDS, offer
+from ..harness.backend import PysimPerft
 
 __all__ = ["HardwarePerft", "PysimPerft", "PerftRun", "projected_nodes_per_second"]
 
@@ -38,74 +41,19 @@ def projected_nodes_per_second(nodes, cycles, fmax_mhz):
     return nodes * fmax_mhz * 1e6 / cycles if cycles and fmax_mhz else None
 
 
-class PysimPerft:
-    """A PerftArray in Amaranth's simulator (``dut``); ``run`` takes extra background
-    testbenches (``watchers``, ``async def watcher(ctx)``) that observe the walk."""
-    name = "pysim"
-
-    def __init__(self, config=GeneratorConfig(perft_engines=1)):
-        from ...rtl.perft import PerftArray
-        self.dut = PerftArray.from_config(config)
-
-    def run(self, board, depth, progress=None, watchers=()):
-        """The PerftCounters (a dict) of a walk of ``depth`` plies below ``board``."""
-        from amaranth.sim import Simulator
-        from ..harness import pysim as tb
-        dut, result = self.dut, {}
-
-        async def bench(ctx):
-            await tb.load(ctx, dut, board)
-            ctx.set(dut.depth, depth)
-            ctx.set(dut.start, 1)
-            await ctx.tick()
-            ctx.set(dut.start, 0)
-            while not ctx.get(dut.done):
-                await ctx.tick()
-            counters = ctx.get(dut.counters)
-            result.update({name: getattr(counters, name) for name in _counter_names()})
-
-        sim = Simulator(dut)
-        sim.add_clock(1e-8)
-        sim.add_testbench(bench)
-        for watcher in watchers:
-            sim.add_testbench(watcher, background=True)
-        sim.run()
-        return result
-
-
-def _counter_names():
-    from ...rtl.types import PERFT_COUNTER_NAMES
-    return PERFT_COUNTER_NAMES
-
-
-class _CxxrtlPerft:
-    name = "cxxrtl"
-
-    def __init__(self, config, log):
-        from ..cxxrtl import CxxrtlPerft
-        self.array = CxxrtlPerft(config, log=log)
-
-    def prepare(self):
-        self.array.prepare()
-
-    def run(self, board, depth, progress=None):
-        return self.array.run(position_bytes(board), depth, progress)
-
-
 class HardwarePerft:
     """The PerftArray ``config`` names (its ``perft_engines`` engines, ``max_plies``; its
     ``count_leaves``: the engines count the last ply with the leaf counter, or, the UP5K's
-    engine, stream it) on a simulation ``backend`` (cxxrtl or pysim)."""
+    engine, stream it) on a simulation ``backend`` (one whose registry entry has a perft array:
+    cxxrtl or pysim). No fallback: the backend named is the one that runs."""
 
     def __init__(self, backend="cxxrtl", config=GeneratorConfig(perft_engines=1), log=None):
         if config.perft_engines < 1:
             raise ValueError("a perft array needs at least one engine")
-        if backend == "cxxrtl":
-            self._sim = _CxxrtlPerft(config, log)
-        elif backend == "pysim":
-            self._sim = PysimPerft(config)
-        else:
-            raise KeyError(f"perft in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
+        simulator = offer(backend).perft
+        if simulator is None:
+            raise KeyError(f"perft in hardware runs on the {' or '.join(PERFT_BACKENDS)} backend, not {backend!r}")
+        self._sim = simulator(config, log=log)
         self.name, self.config = backend, config
 
     engines = property(lambda self: self.config.perft_engines)
@@ -118,8 +66,7 @@ class HardwarePerft:
 
     def prepare(self):
         """Build (or find in the cache) the compiled model."""
-        if hasattr(self._sim, "prepare"):
-            self._sim.prepare()
+        self._sim.prepare()
 
     def check_depth(self, depth):
         """Refuse (ValueError, one line) a depth the engines cannot hold."""
@@ -151,7 +98,7 @@ class HardwarePerft:
             counts.append((move.uci(), counters["nodes"]))
             total = counters if total is None else {name: total[name] + counters[name] for name in total}
         if total is None:
-            total = {name: 0 for name in _counter_names()}
+            total = {name: 0 for name in PERFT_COUNTER_NAMES}
             total["nodes"] = len(counts)
         return PerftRun(sum(n for _, n in counts), total["cycles"], total, time.perf_counter() - start,
                         self.engines, counts)

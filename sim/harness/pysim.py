@@ -26,9 +26,12 @@ hardware counters, directly comparable with the golden model's.
 """
 
 import random
+from pathlib import Path
 
 from amaranth import Value
+from amaranth.sim import Simulator
 
+from ...rtl import MoveGenerator
 from ...rtl.board import load_writes
 from ...tables.contracts import GeneratorConfig
 from ..model import Generation
@@ -170,9 +173,6 @@ def simulate(positions, config=GeneratorConfig(), ready=None, vcd=None, traces=N
     ``vcd``: path of a waveform to write (with a ``.gtkw`` save file beside it).
     ``traces``: a list to which each position's cycle trace is appended (see :func:`run`).
     """
-    from amaranth.sim import Simulator
-    from ...rtl import MoveGenerator
-
     dut = MoveGenerator.from_config(config)
     positions = [to_position(p) for p in positions]
     results = []
@@ -188,7 +188,6 @@ def simulate(positions, config=GeneratorConfig(), ready=None, vcd=None, traces=N
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     if vcd:
-        from pathlib import Path
         vcd = Path(vcd)
         traces = [dut.start, dut.busy, dut.done, dut.moves.valid, dut.moves.ready, dut.moves.payload,
                   dut.counters]

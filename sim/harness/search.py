@@ -82,7 +82,7 @@ class PysimSearch:
     """A SearchEngine in Amaranth's simulator (``dut``)."""
     name = "pysim"
 
-    def __init__(self, config=GeneratorConfig(core="fast")):
+    def __init__(self, config=GeneratorConfig(core="fast"), log=None):
         from ...rtl.search import SearchEngine      # elaborated only when a search is simulated
         self.dut = SearchEngine(config.layout, config.core)
 

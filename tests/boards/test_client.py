@@ -5,7 +5,7 @@ import json
 import chess
 import pytest
 
-from hwmovegen.boards.client import DeviceError, HostClient, SimulatedDevBoard
+from hwmovegen.boards.client import DeviceError, HostClient, SimulatedDevBoard, Transport
 from hwmovegen.cli import main
 from hwmovegen.rtl.protocol import (PROTOCOL_VERSION, ErrorCode, FrameDecoder, FrameType, crc8, frame,
                                     generate_payload, perft_payload)
@@ -132,7 +132,7 @@ def test_cli_board_needs_a_port_or_sim(capsys):
 
 def test_an_old_protocol_version_is_refused():
     """A host of this version talking to a board of another gets one clear line."""
-    class OldBoard:
+    class OldBoard(Transport):
         def __init__(self):
             self.out = b""
 

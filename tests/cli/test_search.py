@@ -8,7 +8,7 @@ from hwmovegen.cli import main
 from hwmovegen.sim.model import Position
 from hwmovegen.sim import backends as search_backends
 from hwmovegen.sim.model.search import SearchRequest, search
-from hwmovegen.sim.backends import SEARCH_BACKENDS, get_search_backend, register_search_backend
+from hwmovegen.sim.backends import get_search_backend, register_search
 
 from ..helpers import KIWIPETE
 
@@ -62,19 +62,18 @@ def test_the_halfmove_clock_comes_from_the_fen(capsys):
     assert code == 0 and json.loads(out)["score"] > 500
 
 
-def test_a_backend_registers(capsys):
+def test_a_backend_registers(monkeypatch):
+    monkeypatch.setattr(search_backends, "REGISTRY", dict(search_backends.REGISTRY))
+
     class Echo:
         name = "echo"
 
-        def __init__(self, core, log):
-            self.core = core
+        def __init__(self, config, log=None):
+            self.core = config.core
 
-        def run(self, request):
-            return search(request)
+        def run(self, request, stop=None):
+            return search(request, stop)
 
-    register_search_backend("echo", Echo)
-    try:
-        assert get_search_backend("echo", core="fast").core == "fast"
-    finally:
-        SEARCH_BACKENDS.remove("echo")
-        search_backends._FACTORIES.pop("echo")
+    register_search("pysim", Echo)
+    assert get_search_backend("pysim", core="fast").core == "fast"
+    assert "pysim" in search_backends.search_backends()

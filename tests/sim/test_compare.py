@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 
+from hwmovegen.sim.backends import get_backend
 from hwmovegen.sim.drivers.compare import compare
 from hwmovegen.sim.model import generate
 from hwmovegen.sim.model.positions import random_boards
@@ -9,12 +10,12 @@ from hwmovegen.tables.contracts import GeneratorConfig
 
 
 def test_butterfly_layout_compiled(suite):
-    summary = compare([r.board for r in suite], "cxxrtl", GeneratorConfig("butterfly"))
+    summary = compare([r.board for r in suite], get_backend("cxxrtl", GeneratorConfig("butterfly")))
     assert summary.positions == 133 and not summary.mismatches
 
 
 def test_compare_ten_thousand_random_positions():
-    summary = compare(random_boards(10_000, seed=1), "cxxrtl", GeneratorConfig("dense"), jobs=2)
+    summary = compare(random_boards(10_000, seed=1), get_backend("cxxrtl", GeneratorConfig("dense")), jobs=2)
     assert summary.positions == 10_000
     assert not summary.mismatches, summary.mismatches[0].report()
     assert summary.moves > 300_000 and summary.stalls == 0
@@ -22,7 +23,8 @@ def test_compare_ten_thousand_random_positions():
 
 
 def test_compare_under_random_backpressure():
-    summary = compare(random_boards(1000, seed=4), "cxxrtl", GeneratorConfig("dense"), ready=0.3, seed=9)
+    backend = get_backend("cxxrtl", GeneratorConfig("dense"), ready_probability=0.3, seed=9)
+    summary = compare(random_boards(1000, seed=4), backend)
     assert not summary.mismatches and summary.stalls > summary.positions
 
 
@@ -37,7 +39,7 @@ def test_a_broken_model_is_caught(monkeypatch):
         return result
 
     monkeypatch.setattr(compare_module, "generate", dropping_last_move)
-    summary = compare(random_boards(5, seed=2), "cxxrtl", GeneratorConfig("dense"))
+    summary = compare(random_boards(5, seed=2), get_backend("cxxrtl", GeneratorConfig("dense")))
     assert summary.mismatches
     report = summary.mismatches[0].report()
     assert "MISMATCH" in report and "first difference at move" in report
@@ -47,7 +49,9 @@ def test_ordered_legal_stream_compiled(suite):
     """The fast core, the legality stage and the ordering stage (MVV-LVA) compiled, under
     backpressure: every suite position and 1,500 random ones, move for move with check flags."""
     boards = [r.board for r in suite] + random_boards(1500, seed=21)
-    summary = compare(boards, "cxxrtl", GeneratorConfig("dense", "fast", legal=True, order="mvv-lva"), ready=0.5, seed=3)
+    backend = get_backend("cxxrtl", GeneratorConfig("dense", "fast", legal=True, order="mvv-lva"),
+                          ready_probability=0.5, seed=3)
+    summary = compare(boards, backend)
     assert summary.positions == 1633
     assert not summary.mismatches, summary.mismatches[0].report()
     assert summary.stalls > summary.positions
@@ -63,5 +67,6 @@ def test_a_wrong_check_flag_is_caught(monkeypatch, suite):
         return result
 
     monkeypatch.setattr(compare_module, "generate", no_flags)
-    summary = compare([r.board for r in suite[:7]], "cxxrtl", GeneratorConfig("dense", "fast", legal=True, order="mvv-lva"))
+    backend = get_backend("cxxrtl", GeneratorConfig("dense", "fast", legal=True, order="mvv-lva"))
+    summary = compare([r.board for r in suite[:7]], backend)
     assert summary.mismatches and all(m.reason == "same moves, different flags" for m in summary.mismatches)

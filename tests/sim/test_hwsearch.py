@@ -11,6 +11,7 @@ import pytest
 
 from hwmovegen.sim.model.epd import bundled_suites
 from hwmovegen.sim.backends import HardwareSearch
+from hwmovegen.sim.cxxrtl import CxxrtlSearch
 from hwmovegen.sim.model import Position
 from hwmovegen.sim.model.positions import random_boards
 from hwmovegen.sim.model.search import SearchRequest, search
@@ -19,7 +20,7 @@ from hwmovegen.tables.contracts import GeneratorConfig
 
 @pytest.fixture(scope="module")
 def engine():
-    hardware = HardwareSearch("cxxrtl", GeneratorConfig(core="fast"))
+    hardware = HardwareSearch(CxxrtlSearch, GeneratorConfig(core="fast"))
     hardware.prepare()
     return hardware
 

@@ -61,7 +61,7 @@ def test_hardware_rule_by_rule(legal_backend):
 
 def test_hardware_on_the_suites_and_10000_random_positions(legal_backend, suite):
     boards = [r.board for r in suite] + random_boards(10_000, seed=2028)
-    summary = compare(boards, "cxxrtl", legal_backend.config, jobs=2)
+    summary = compare(boards, legal_backend, jobs=2)
     assert summary.positions == len(boards) and summary.mismatches == []
 
 

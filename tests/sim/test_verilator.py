@@ -100,7 +100,7 @@ def test_verilog_equals_the_amaranth_design_cycle_for_cycle(netlist, tmp_path):
         assert verilog_samples == samples, echo_fen(board)
         assert verilog == generation, echo_fen(board)       # moves with their flags, every counter
         model = generate(Position.from_board(board), legal=netlist.legal)
-        problem = check(board, verilog, model, "fast", netlist.legal)
+        problem = check(board, verilog, model, GeneratorConfig(core="fast", legal=netlist.legal))
         assert problem is None, problem.report()
         stalls += verilog.stalls
     assert stalls > sum(len(generation.moves) for _, ready, generation, _ in cases if ready) // 3
