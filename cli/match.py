@@ -64,7 +64,8 @@ def _ours(args):
 
 def _opponent(args):
     """(Player, the line saying who it is)."""
-    path = find_stockfish() if args.opponent != "model" else None
+    wants_stockfish = args.opponent in ("auto", "stockfish")
+    path = find_stockfish() if wants_stockfish else None
     if args.opponent == "stockfish" and path is None:
         raise FlowError("--opponent stockfish: no stockfish on PATH (or $HWMOVEGEN_STOCKFISH)")
     if path is None:

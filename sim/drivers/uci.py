@@ -371,7 +371,7 @@ class UciEngine:
 
     def __init__(self, backend, write, backend_name=None):
         self.backend = backend
-        self.backend_name = backend_name or getattr(backend, "name", "model")
+        self.backend_name = backend_name or backend.name
         self._write = write
         self._out = threading.Lock()
         self._state = threading.Lock()
@@ -453,10 +453,8 @@ class UciEngine:
         if not low <= number <= high:
             raise UciInputError(f"setoption {match}: {number} is outside {low} to {high}")
         self.options[match] = number
-        if match == "Engines" and not getattr(self.backend, "hardware", False) and number != 1:
+        if match == "Engines" and number != 1:     # no backend splits the root among engines yet
             self.say(f"Engines {number}: the {self.backend_name} backend searches with one engine")
-        if match == "Engines" and hasattr(self.backend, "engines"):
-            self.backend.engines = number
 
     def _ucinewgame(self, rest):
         self._stop_and_join()
