@@ -34,7 +34,7 @@ from amaranth.lib.wiring import In, Out
 from ..tables import TableKind, castle_right_for, rays
 from ..tables.contracts import core_contract
 from ..tables.slots import DIRECTIONS, KIND_SLOTS, SLOTS, RayType, direction_step, slot_rays
-from .board import BoardView
+from .board import BoardView, own_table_kind
 from .core import CoreSignature
 from .feeder import PieceFeeder
 from .fifo import RECORDS, FifoWriteSignature, PositionEntry, PromotionFifo
@@ -120,7 +120,7 @@ class SlotCounter(wiring.Component):
         square, state, result = self.square, self.tag.state, self.result
         # an own piece: a pawn has the side to move's colour
         kind = Signal(3)
-        m.d.comb += kind.eq(Mux(result.piece_type == 1, ~state.white_to_move, result.piece_type))
+        m.d.comb += kind.eq(own_table_kind(result.piece_type, state.white_to_move))
         entry = Signal(PieceEntry)
         rank = square[3:6]
 

@@ -6,13 +6,14 @@ from amaranth.lib.wiring import In, Out
 
 from ..tables.contracts import PROMOTION_ORDER
 from .ports import group
+from ..tables import PieceType
 from .types import Move
 
 __all__ = ["FifoEntry", "PositionEntry", "FifoWriteSignature", "PromotionFifo", "RECORDS"]
 
 PROMOTION_PIECES = len(PROMOTION_ORDER)
-# the head's n-th promotion move is piece 5 - n (q, r, b, n)
-assert PROMOTION_ORDER == tuple(5 - n for n in range(PROMOTION_PIECES))
+# the head's n-th promotion move is the queen's type minus n (q, r, b, n)
+assert PROMOTION_ORDER == tuple(PieceType.QUEEN - n for n in range(PROMOTION_PIECES))
 
 
 class FifoEntry(data.Struct):
@@ -107,7 +108,7 @@ class PromotionFifo(wiring.Component):
             payload.frm.eq(head.frm), payload.to.eq(head.to), payload.capture.eq(head.capture),
             payload.double.eq(head.double), payload.en_passant.eq(head.en_passant),
             payload.castle.eq(head.castle),
-            payload.promotion.eq(Mux(head.promotes, 5 - promo_index, 0)),
+            payload.promotion.eq(Mux(head.promotes, PieceType.QUEEN - promo_index, 0)),
         ]
         transfer = valid & self.moves.ready
         pop = transfer & (~head.promotes | (promo_index == PROMOTION_PIECES - 1))
