@@ -35,6 +35,7 @@ from ..tables import TableKind, castle_right_for, rays
 from ..tables.contracts import core_contract
 from ..tables.slots import DIRECTIONS, KIND_SLOTS, SLOTS, RayType, direction_step, slot_rays
 from .board import BoardView, own_table_kind
+from .counters import StreamCount
 from .core import CoreSignature
 from .feeder import PieceFeeder
 from .fifo import RECORDS, FifoWriteSignature, PositionEntry, PromotionFifo
@@ -433,22 +434,16 @@ class PositionTracker(wiring.Component):
         # The counters of the current segment. Segments tile time from the first start to the
         # last done: one ends with its ``finished`` cycle (its done is the next cycle, as the
         # walker's) and the next begins after it; cycles with nothing started are not counted.
-        seg = {name: Signal(32, name=f"seg_{name}") for name in ("cycles", "moves", "stalls")}
-        transfer, stall = self.valid & self.ready, self.valid & ~self.ready
         active = (count != 0) | self.start | self.opening | self.opened
-        with m.If(finished):
-            m.d.sync += [seg["cycles"].eq(0), seg["moves"].eq(transfer), seg["stalls"].eq(stall)]
-        with m.Else():
-            m.d.sync += [seg["cycles"].eq(seg["cycles"] + active), seg["moves"].eq(seg["moves"] + transfer),
-                         seg["stalls"].eq(seg["stalls"] + stall)]
+        seg = StreamCount(m, self.valid, self.ready, restart=finished, cycle=active, carry=True, name="seg_")
         # one register for all counters, the port driven whole from it (CXXRTL: one eval a clock)
         result = Signal(Counters)
         with m.If(finished):
             m.d.sync += [
-                result.cycles.eq(seg["cycles"] + 1),
+                result.cycles.eq(seg.cycles + 1),
                 result.steps.eq(Mux(head_empty, 0, _pick(steps, head))),
-                result.moves.eq(seg["moves"]),
-                result.stalls.eq(seg["stalls"]),
+                result.moves.eq(seg.moves),
+                result.stalls.eq(seg.stalls),
                 result.promotion_nodes.eq(Mux(head_empty, 0, _pick(promotions, head))),
             ]
         m.d.sync += self.done.eq(finished)

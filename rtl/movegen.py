@@ -7,8 +7,9 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..tables import get_layout
-from ..tables.contracts import CORE_NAMES, SELECTABLE
+from ..tables import Layout, get_layout
+from ..tables.contracts import CORE_NAMES, LAYOUT_NAMES, SELECTABLE
+from .counters import StreamCount
 from .board import BoardRAM, EditSignature, LoadSignature
 from .core import PLANES, ControlSignature
 from .rom import MoveTableROM
@@ -233,22 +234,22 @@ class MoveGenerator(wiring.Component):
             wiring.connect(m, core.moves, stage.moves_in)
             m.d.comb += [out.valid.eq(stage.moves_out.valid), out.payload.eq(stage.moves_out.payload),
                          stage.moves_out.ready.eq(out.ready)]
-        transfer, stall = out.valid & out.ready, out.valid & ~out.ready
         finishing = (pending | core.done) & (~out.valid | out.ready)
         # the legal stream's counters stop with the position's last cycle and hold until the
         # next start (no copy latched at done)
-        cycles, moves, stalls = Signal(32), Signal(32), Signal(32)
+        legal_start = starting & ~self.all_moves
+        count = StreamCount(m, out.valid, out.ready, restart=legal_start, cycle=active, watch=active, first_cycle=1)
         done = Signal(1)
-        with m.If(starting & ~self.all_moves):
-            m.d.sync += [cycles.eq(1), moves.eq(0), stalls.eq(0), active.eq(1), pending.eq(0)]
+        with m.If(legal_start):
+            m.d.sync += [active.eq(1), pending.eq(0)]
         with m.Elif(active):
-            m.d.sync += [cycles.eq(cycles + 1), moves.eq(moves + transfer), stalls.eq(stalls + stall)]
             with m.If(core.done):
                 m.d.sync += pending.eq(1)
             with m.If(finishing):
                 m.d.sync += [active.eq(0), pending.eq(0)]
         counted = Signal(Counters)
-        m.d.comb += [counted.cycles.eq(cycles), counted.moves.eq(moves), counted.stalls.eq(stalls),
+        m.d.comb += [counted.cycles.eq(count.cycles), counted.moves.eq(count.moves),
+                     counted.stalls.eq(count.stalls),
                      counted.steps.eq(core.counters.steps),
                      counted.promotion_nodes.eq(core.counters.promotion_nodes)]
         m.d.sync += done.eq(active & ~starting & finishing)

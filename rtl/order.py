@@ -36,6 +36,7 @@ from ..tables import Direction, PieceType
 from ..tables.contracts import CAPTURE_BINS, ORDER_BINS as BINS, ORDERS, PROMOTION_BIN, QUIET_BIN, capture_bin
 from ..tables.lines import KING_STEPS, KNIGHT_STEPS
 from .bitboards import slide, spread, wire
+from .counters import StreamCount
 from .board import BoardView
 from .core import PLANES
 from .fifo import RECORDS
@@ -317,7 +318,6 @@ class MoveOrderer(wiring.Component):
         out_filled = filled[out_bank]
         out_closed = _bit(closed, out_bank)
         transfer = self.moves.valid & self.moves.ready
-        stall = self.moves.valid & ~self.moves.ready
         at_tail = current == read(tails, Cat(current_bin, out_bank))
         # the bank's bins not yet begun, kept in a register: the next bin is its lowest, with no
         # comparison against the current bin on the path to the read address
@@ -366,18 +366,14 @@ class MoveOrderer(wiring.Component):
 
         # ---- done and the counters: segments between dones, as the fast core counts them
         m.d.comb += ends.r_en.eq(finish)
-        seg_cycles, seg_moves, seg_stalls = Signal(32), Signal(32), Signal(32)
         result = Signal(Counters)
         done = Signal(1)
         active = (in_flight != 0) | begin
+        seg = StreamCount(m, self.moves.valid, self.moves.ready, restart=finish, cycle=active, name="seg_")
         with m.If(finish):
-            m.d.sync += [seg_cycles.eq(0), seg_moves.eq(0), seg_stalls.eq(0),
-                         result.cycles.eq(seg_cycles + 1), result.moves.eq(seg_moves + transfer),
-                         result.stalls.eq(seg_stalls + stall),
+            cycles, moves, stalls = seg.through_this_cycle()
+            m.d.sync += [result.cycles.eq(cycles), result.moves.eq(moves), result.stalls.eq(stalls),
                          Cat(result.steps, result.promotion_nodes).eq(ends.r_data)]
-        with m.Else():
-            m.d.sync += [seg_cycles.eq(seg_cycles + active), seg_moves.eq(seg_moves + transfer),
-                         seg_stalls.eq(seg_stalls + stall)]
         m.d.sync += done.eq(finish)
         m.d.comb += [self.done.eq(done), self.counters.eq(result), self.busy.eq(in_flight != 0)]
         return m

@@ -30,12 +30,16 @@ from .board import LoadSignature
 from .leafcount import LeafCounter
 from .movegen import MoveGenerator
 from .ports import group
-from .types import Move, PerftCounters
+from .types import Move, PERFT_COUNTER_NAMES, PerftCounters
 
 __all__ = ["MoveLists", "PerftEngine", "PerftArray", "PerftControlSignature", "TaskSignature", "TaskDispatcher",
            "MAX_MOVES", "SPLIT_PLY", "task_bits"]
 
 SPLIT_PLY = 2           # the tasks: the nodes two plies below the root (400 from the start position)
+LIST_BITS = (MAX_MOVES - 1).bit_length()     # a move's index in its ply's list: the list address's low bits
+assert MAX_MOVES == 1 << LIST_BITS, "the lists are addressed as Cat(index, ply)"
+# the array sums every engine counter but ``cycles``, which it counts itself
+SUMMED = tuple(name for name in PERFT_COUNTER_NAMES if name != "cycles")
 
 
 def task_bits(split_ply):
@@ -246,7 +250,7 @@ class PerftEngine(wiring.Component):
                 m.d.sync += counters.nodes.eq(counters.nodes + 1)
         m.d.comb += [
             moves.ready.eq(1),
-            lists.addr.eq(Mux(lists.write, Cat(written[:8], ply), Cat(indices[ply][:8], ply))),
+            lists.addr.eq(Mux(lists.write, Cat(written[:LIST_BITS], ply), Cat(indices[ply][:LIST_BITS], ply))),
             lists.write_data.eq(moves.payload),
             applier.commands.payload.move.eq(lists.read_data),
         ]
@@ -432,8 +436,7 @@ class PerftArray(wiring.Component):
                 with m.If(finished.all() & ~go):
                     m.next = "SUM"
             with m.State("SUM"):            # one engine's counters a cycle
-                for name in ("nodes", "generate_cycles", "apply_cycles", "interior", "leaf_parents",
-                             "engine_cycles"):
+                for name in SUMMED:
                     m.d.sync += counters[name].eq(counters[name] + addend[name])
                 m.d.sync += summing.eq(summing + 1)
                 with m.If(summing == len(engines) - 1):
