@@ -31,7 +31,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.wiring import In, Out
 
-from ..tables import TableKind, castle_right_for, rays
+from ..tables import Layout, TableKind, castle_right_for, rays
 from ..tables.contracts import core_contract
 from ..tables.slots import DIRECTIONS, KIND_SLOTS, SLOTS, RayType, direction_step, slot_rays
 from .board import BoardView, own_table_kind
@@ -39,6 +39,7 @@ from .counters import StreamCount
 from .core import CoreSignature
 from .feeder import PieceFeeder
 from .fifo import RECORDS, FifoWriteSignature, PositionEntry, PromotionFifo
+from .options import Options
 from .movers import MoverMask
 from .probe import ProbeResult, RayProbe
 from .types import BoardState, Counters
@@ -477,10 +478,23 @@ class NoRom(wiring.Component):
 
 
 class FastCore(wiring.Component):
-    """Snapshot, mover mask, feeder, probe, slot counter, piece FIFO, serializer, tracker."""
+    """Snapshot, mover mask, feeder, probe, slot counter, piece FIFO, serializer, tracker.
+
+    Parameters
+    ----------
+    layout : Layout
+        Kept for the generator's sake; the core reads no ROM (its tables are logic).
+
+    Members
+    -------
+    The :class:`~.core.CoreSignature`'s, with an empty ``rom`` port.
+    """
     contract = core_contract("fast")        # its timing terms and protocol id
 
-    def __init__(self, layout):
+    def __init__(self, *, layout):
+        options = Options("FastCore")
+        options.check(isinstance(layout, Layout), f"layout must be a Layout, not {layout!r}")
+        options.done()
         self.layout = layout
         super().__init__(CoreSignature(wiring.Signature({})))
 

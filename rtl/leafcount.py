@@ -103,7 +103,19 @@ class LeafCounter(wiring.Component):
     it); ``LATENCY`` cycles later ``out_valid`` with ``count``, the legal moves of the
     position after the move, and ``legal``, whether the move was (the count is 0 if not).
     With ``null`` the move is ignored and the position itself is counted. One position a
-    cycle; ``busy`` while any is in flight."""
+    cycle; ``busy`` while any is in flight.
+
+    It takes no options (its pipeline is fixed: ``LATENCY``).
+
+    Members
+    -------
+    valid, planes, state, move, null : In(1), In(PLANES), In(BoardState), In(Move), In(1)
+        A position and a move of it (or ``null``), every cycle it likes (no backpressure).
+    out_valid, count, legal : Out(1), Out(COUNT_WIDTH), Out(1)
+        ``LATENCY`` cycles later: the legal moves after the move, and whether it was legal.
+    busy : Out(1)
+        A position is in flight.
+    """
 
     def __init__(self):
         super().__init__({

@@ -511,7 +511,23 @@ class LegalityStage(wiring.Component):
     setup); ``moves_in`` from the core, ``moves_out`` the legal ones. ``ready`` from the end
     of the setup until the next ``start``; ``busy`` during the setup and while a move is held.
     The setup sweep (:class:`SetupSweep`) hands the per-move filter (:class:`MoveFilter`) what it
-    found about the mover's king (:data:`KingSafety`)."""
+    found about the mover's king (:data:`KingSafety`).
+
+    It takes no options: its sweep's length is the contract's ``LEGAL_SETUP_CYCLES``.
+
+    Members
+    -------
+    start : In(1)
+        A position starts; the setup reads ``planes`` and ``state`` a rank a cycle from now.
+    planes, state : In(PLANES), In(BoardState)
+        The position, held through the setup.
+    moves_in : In(stream.Signature(Move))
+        The core's pseudo-legal moves; taken once the setup is over.
+    moves_out : Out(stream.Signature(Move))
+        The legal ones, in the same order.
+    ready, busy : Out(1)
+        The setup is over / a setup runs or a move is held.
+    """
 
     def __init__(self):
         super().__init__({

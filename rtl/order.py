@@ -156,8 +156,10 @@ def _lowest(bits, width):
 class MoveOrderer(wiring.Component):
     """A generator's stream in, the same moves ordered per position and flagged for check out.
 
-    Ports
-    -----
+    It takes no options: the order comes per position on ``order``, the bins from the contract.
+
+    Members
+    -------
     begin, order, begin_ready, begin_position : In(1), In(Order), Out(1), In(range(RECORDS))
         A position is started upstream (``begin``, in a cycle with ``begin_ready``) to be emitted
         in ``order``; ``begin_position`` is the number the upstream core gives it.

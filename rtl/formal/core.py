@@ -66,7 +66,7 @@ class _FreeBoardGenerator(Elaboratable):
     harness's free position."""
 
     def __init__(self, core_class, rom_class, layout):
-        self.core = core_class(layout)
+        self.core = core_class(layout=layout)
         self.rom = rom_class(layout)
         self.abort = Signal(1)
 
