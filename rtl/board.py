@@ -11,10 +11,11 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..tables import PieceType
 from .core import PLANES
 from .types import PLANES as PLANE_COUNT, BoardState, PLANE_BYTES, byte_length
 
-__all__ = ["LoadSignature", "EditSignature", "BoardRAM", "BoardView", "load_writes"]
+__all__ = ["LoadSignature", "EditSignature", "BoardRAM", "BoardView", "load_writes", "own_table_kind"]
 
 
 class LoadSignature(wiring.Signature):
@@ -94,6 +95,12 @@ class BoardRAM(wiring.Component):
             m.d.sync += state.eq(edit.state)
         m.d.comb += [self.state.eq(state)] + [self.planes[bit].eq(plane) for bit, plane in enumerate(planes)]
         return m
+
+
+def own_table_kind(piece_type, white_to_move):
+    """The :class:`~hwmovegen.tables.TableKind` a piece of the side to move walks: its type, a
+    pawn white's or black's (``WPAWN`` is 0, ``BPAWN`` 1)."""
+    return Mux(piece_type == PieceType.PAWN, ~white_to_move, piece_type)
 
 
 class BoardView:

@@ -26,24 +26,25 @@ previous one's pieces have left the snapshot's readers, while its moves still
 drain. ``done`` pulses once per position, in start order, with its counters.
 """
 
-from amaranth import Module, Signal, Cat, Const, Mux
-from amaranth.lib import data, wiring
-from amaranth.lib.fifo import SyncFIFOBuffered
+from amaranth import Module, Shape, Signal, Cat, Const, Mux
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..tables import TableKind, castle_right_for, rays
+from ..tables import Layout, TableKind, castle_right_for, rays
 from ..tables.contracts import core_contract
 from ..tables.slots import DIRECTIONS, KIND_SLOTS, SLOTS, RayType, direction_step, slot_rays
-from .board import BoardView
+from .board import BoardView, own_table_kind
 from .core import CoreSignature
+from .counters import StreamCount
 from .feeder import PieceFeeder
-from .fifo import RECORDS, FifoWriteSignature, PositionEntry, PromotionFifo
+from .fifo import RECORDS, FifoWriteSignature, PositionEntry, PromotionFifo, Queue
 from .movers import MoverMask
+from .options import Options
 from .probe import ProbeResult, RayProbe
 from .types import BoardState, Counters
 
-__all__ = ["FastCore", "SlotCounter", "RaySelector", "StepEmitter", "PositionTracker", "PieceEntry", "Ray",
-           "NoRom"]
+__all__ = ["FastCore", "SlotCounter", "RaySelector", "Selected", "CreditSignature", "StepEmitter", "PositionTracker",
+           "PieceEntry", "Ray", "NoRom"]
 
 PIECE_FIFO_DEPTH = 16
 IN_FLIGHT = 6               # pieces between the feeder and the piece FIFO's write port
@@ -106,21 +107,23 @@ def _square_table(predicate):
 
 class SlotCounter(wiring.Component):
     """The probe's result and the piece's kind -> a PieceEntry (registered): per slot of the
-    kind, the number of moves of its ray (see ``hwmovegen.tables.slots.RayType``)."""
+    kind, the number of moves of its ray (see ``hwmovegen.tables.slots.RayType``).
+
+    ``pieces`` never waits: the feeder lets a piece into the probe only while the piece FIFO
+    has room for every piece in flight (``IN_FLIGHT``)."""
 
     valid: In(1)
     square: In(6)
     tag: In(_Tag)
     result: In(ProbeResult)
-    out_valid: Out(1)
-    entry: Out(PieceEntry)
+    pieces: Out(stream.Signature(PieceEntry))
 
     def elaborate(self, platform):
         m = Module()
         square, state, result = self.square, self.tag.state, self.result
         # an own piece: a pawn has the side to move's colour
         kind = Signal(3)
-        m.d.comb += kind.eq(Mux(result.piece_type == 1, ~state.white_to_move, result.piece_type))
+        m.d.comb += kind.eq(own_table_kind(result.piece_type, state.white_to_move))
         entry = Signal(PieceEntry)
         rank = square[3:6]
 
@@ -175,8 +178,8 @@ class SlotCounter(wiring.Component):
                         node.kind.is_promotion for ray in rays(k, s) for node in ray)).bit_select(square, 1))
         m.d.sync += [entry.frm.eq(square), entry.kind.eq(kind), entry.promotes.eq(promotes),
                      entry.last.eq(self.tag.last), entry.position.eq(self.tag.position),
-                     self.out_valid.eq(self.valid)]
-        m.d.comb += self.entry.eq(entry)
+                     self.pieces.valid.eq(self.valid)]
+        m.d.comb += self.pieces.payload.eq(entry)
         return m
 
 
@@ -192,23 +195,45 @@ def _slot_tables():
     return types, steps, offsets
 
 
-class RaySelector(wiring.Component):
-    """Piece entries -> the next slot with moves, one per cycle while ``issue`` allows, with no
-    gap between pieces: the next entry is taken in the cycle the current one's last slot goes.
-    Its decisions depend on registers only (``issue`` comes registered from the emitter)."""
+class Selected(data.Struct):
+    """A slot with moves of a piece, as the selector issues it to the builder."""
+    piece: PieceEntry
+    slot: SLOTS                     # one-hot
+    index: range(SLOTS)             # ... and its number
+    last: 1                         # the last slot of a piece marked last
+
+
+class CreditSignature(wiring.Signature):
+    """Room downstream, from the side that grants it: ``issue`` (a register) allows one more
+    item this cycle, ``issued`` says it was used."""
 
     def __init__(self):
         super().__init__({
-            "piece": In(PieceEntry),        # the piece FIFO's head
-            "piece_valid": In(1),
-            "piece_take": Out(1),
-            "issue": In(1),                 # room for one more ray downstream
-            "issued": Out(1),
-            "out_valid": Out(1),
-            "out_piece": Out(PieceEntry),
-            "out_slot": Out(SLOTS),         # one-hot
-            "out_index": Out(range(SLOTS)),  # ... and its number
-            "out_last": Out(1),             # the last slot of a piece marked last
+            "issue": Out(1, init=1),
+            "issued": In(1),
+        })
+
+
+class RaySelector(wiring.Component):
+    """Piece entries -> the next slot with moves, one per cycle while ``credit.issue`` allows,
+    with no gap between pieces: the next entry is taken in the cycle the current one's last slot
+    goes. Its decisions depend on registers only (``issue`` comes registered from the emitter).
+
+    Members
+    -------
+    pieces : In(stream.Signature(PieceEntry))
+        The piece FIFO's head; ``ready`` only with ``valid`` (taken at once).
+    credit : In(CreditSignature())
+        Room for one more ray downstream.
+    slots : Out(stream.Signature(Selected, always_ready=True))
+        The selected slots (the credit is the backpressure).
+    """
+
+    def __init__(self):
+        super().__init__({
+            "pieces": In(stream.Signature(PieceEntry)),
+            "credit": In(CreditSignature()),
+            "slots": Out(stream.Signature(Selected, always_ready=True)),
         })
 
     def elaborate(self, platform):
@@ -217,20 +242,21 @@ class RaySelector(wiring.Component):
         remaining = Signal(SLOTS)
         has, single = Signal(1), Signal(1)      # remaining != 0, remaining has one bit: registered
         lowest = Cat(remaining[j] & ~remaining[:j].any() if j else remaining[0] for j in range(SLOTS))
-        issuing = has & self.issue
-        take = (~has | (issuing & single)) & self.piece_valid
-        m.d.comb += [self.issued.eq(issuing), self.piece_take.eq(take)]
-        m.d.sync += self.out_valid.eq(issuing)
+        issuing = has & self.credit.issue
+        take = (~has | (issuing & single)) & self.pieces.valid
+        m.d.comb += [self.credit.issued.eq(issuing), self.pieces.ready.eq(take)]
+        out = self.slots.payload
+        m.d.sync += self.slots.valid.eq(issuing)
         with m.If(issuing):
-            m.d.sync += [self.out_piece.eq(piece), self.out_slot.eq(lowest),
-                         self.out_index.eq(Cat((lowest & sum(1 << j for j in range(SLOTS) if j >> b & 1)).any()
-                                               for b in range(self.out_index.shape().width))),
-                         self.out_last.eq(piece.last & single)]
+            m.d.sync += [out.piece.eq(piece), out.slot.eq(lowest),
+                         out.index.eq(Cat((lowest & sum(1 << j for j in range(SLOTS) if j >> b & 1)).any()
+                                          for b in range(Shape.cast(range(SLOTS)).width))),
+                         out.last.eq(piece.last & single)]
         # the next mask, and its flags, made beside each other for both cases
-        loaded = Cat(c != 0 for c in _counts(self.piece))
+        loaded = Cat(c != 0 for c in _counts(self.pieces.payload))
         left = remaining & ~lowest
         with m.If(take):
-            m.d.sync += [piece.eq(self.piece), remaining.eq(loaded), has.eq(loaded != 0),
+            m.d.sync += [piece.eq(self.pieces.payload), remaining.eq(loaded), has.eq(loaded != 0),
                          single.eq(_exactly_one(loaded))]
         with m.Elif(issuing):
             m.d.sync += [remaining.eq(left), has.eq(left != 0), single.eq(_exactly_one(left))]
@@ -252,19 +278,15 @@ class RayBuilder(wiring.Component):
 
     def __init__(self):
         super().__init__({
-            "valid": In(1),
-            "piece": In(PieceEntry),
-            "slot": In(SLOTS),
-            "index": In(range(SLOTS)),
-            "last": In(1),
-            "out_valid": Out(1),
-            "ray": Out(Ray),
+            "slots": In(stream.Signature(Selected, always_ready=True)),
+            "rays": Out(stream.Signature(Ray, always_ready=True)),
         })
 
     def elaborate(self, platform):
         m = Module()
         types, steps, offsets = _slot_tables()
-        piece, slot, index = self.piece, self.slot, self.index
+        selected = self.slots.payload
+        piece, slot, index = selected.piece, selected.slot, selected.index
         select = Cat(index, piece.kind)
         entries = 1 << len(select)
 
@@ -274,7 +296,7 @@ class RayBuilder(wiring.Component):
 
         a_valid, a_ray, a_offset = Signal(1), Signal(Ray), Signal(6)
         m.d.sync += [
-            a_valid.eq(self.valid),
+            a_valid.eq(self.slots.valid),
             a_offset.eq(table(offsets, 6)),
             a_ray.frm.eq(piece.frm),
             a_ray.step.eq(table(steps, 6)),
@@ -283,10 +305,11 @@ class RayBuilder(wiring.Component):
             a_ray.capture.eq(Cat(slot[j] & piece.capture[i] for i, j in enumerate(CAPTURE_SLOTS)).any()),
             a_ray.en_passant.eq(Cat(slot[j] & piece.en_passant[i] for i, j in enumerate(EP_SLOTS)).any()),
             a_ray.promotes.eq(piece.promotes),
-            a_ray.last.eq(self.last),
+            a_ray.last.eq(selected.last),
             a_ray.position.eq(piece.position),
         ]
-        m.d.sync += [self.out_valid.eq(a_valid), self.ray.eq(a_ray), self.ray.to.eq(a_ray.frm + a_offset)]
+        m.d.sync += [self.rays.valid.eq(a_valid), self.rays.payload.eq(a_ray),
+                     self.rays.payload.to.eq(a_ray.frm + a_offset)]
         return m
 
 
@@ -305,14 +328,12 @@ RAY_QUEUE = 5               # rays waiting at the emitter; the selector holds as
 class StepEmitter(wiring.Component):
     """Rays -> one move per cycle into the PromotionFifo (``write``/``commit``), waiting only
     while the FIFO is almost full. Rays wait in a small queue; the selector may issue while it
-    holds a credit (``issue``, a register), and gets one back for every ray taken here."""
+    holds a credit (``credit.issue``, a register), and gets one back for every ray taken here."""
 
     def __init__(self):
         super().__init__({
-            "ray_valid": In(1),
-            "ray": In(Ray),
-            "issue": Out(1, init=1),
-            "issued": In(1),                # the selector used the permission this cycle
+            "rays": In(stream.Signature(Ray, always_ready=True)),
+            "credit": Out(CreditSignature()),
             "fifo": Out(FifoWriteSignature(PositionEntry)),
         })
 
@@ -326,11 +347,11 @@ class StepEmitter(wiring.Component):
             for i in range(RAY_QUEUE):
                 with m.Case(i):
                     m.d.comb += head.eq(queue[i])
-        with m.If(self.ray_valid):
+        with m.If(self.rays.valid):
             with m.Switch(tail_ptr):
                 for i in range(RAY_QUEUE):
                     with m.Case(i):
-                        m.d.sync += queue[i].eq(self.ray)
+                        m.d.sync += queue[i].eq(self.rays.payload)
             m.d.sync += tail_ptr.eq(Mux(tail_ptr == RAY_QUEUE - 1, 0, tail_ptr + 1))
 
         current, valid = Signal(Ray), Signal(1)
@@ -358,13 +379,13 @@ class StepEmitter(wiring.Component):
                          second.eq(0)]
         with m.If(take):
             m.d.sync += head_ptr.eq(Mux(head_ptr == RAY_QUEUE - 1, 0, head_ptr + 1))
-        m.d.sync += queued.eq(queued + self.ray_valid - take)
+        m.d.sync += queued.eq(queued + self.rays.valid - take)
         # rays issued and not yet taken (the two in flight to the queue included): a ray issued
         # next cycle has room if this stays within the queue; the check leaves out this cycle's
         # take, so that it depends on registers and the selector's decision only
         credits = Signal(range(RAY_QUEUE + 1), init=RAY_QUEUE)
-        m.d.sync += [credits.eq(credits - self.issued + take),
-                     self.issue.eq((credits > self.issued) | take)]     # credits left after this cycle
+        m.d.sync += [credits.eq(credits - self.credit.issued + take),
+                     self.credit.issue.eq((credits > self.credit.issued) | take)]     # credits left after this cycle
         return m
 
 
@@ -433,22 +454,16 @@ class PositionTracker(wiring.Component):
         # The counters of the current segment. Segments tile time from the first start to the
         # last done: one ends with its ``finished`` cycle (its done is the next cycle, as the
         # walker's) and the next begins after it; cycles with nothing started are not counted.
-        seg = {name: Signal(32, name=f"seg_{name}") for name in ("cycles", "moves", "stalls")}
-        transfer, stall = self.valid & self.ready, self.valid & ~self.ready
         active = (count != 0) | self.start | self.opening | self.opened
-        with m.If(finished):
-            m.d.sync += [seg["cycles"].eq(0), seg["moves"].eq(transfer), seg["stalls"].eq(stall)]
-        with m.Else():
-            m.d.sync += [seg["cycles"].eq(seg["cycles"] + active), seg["moves"].eq(seg["moves"] + transfer),
-                         seg["stalls"].eq(seg["stalls"] + stall)]
+        seg = StreamCount(m, self.valid, self.ready, restart=finished, cycle=active, carry=True, name="seg_")
         # one register for all counters, the port driven whole from it (CXXRTL: one eval a clock)
         result = Signal(Counters)
         with m.If(finished):
             m.d.sync += [
-                result.cycles.eq(seg["cycles"] + 1),
+                result.cycles.eq(seg.cycles + 1),
                 result.steps.eq(Mux(head_empty, 0, _pick(steps, head))),
-                result.moves.eq(seg["moves"]),
-                result.stalls.eq(seg["stalls"]),
+                result.moves.eq(seg.moves),
+                result.stalls.eq(seg.stalls),
                 result.promotion_nodes.eq(Mux(head_empty, 0, _pick(promotions, head))),
             ]
         m.d.sync += self.done.eq(finished)
@@ -482,10 +497,23 @@ class NoRom(wiring.Component):
 
 
 class FastCore(wiring.Component):
-    """Snapshot, mover mask, feeder, probe, slot counter, piece FIFO, serializer, tracker."""
+    """Snapshot, mover mask, feeder, probe, slot counter, piece FIFO, serializer, tracker.
+
+    Parameters
+    ----------
+    layout : Layout
+        Kept for the generator's sake; the core reads no ROM (its tables are logic).
+
+    Members
+    -------
+    The :class:`~.core.CoreSignature`'s, with an empty ``rom`` port.
+    """
     contract = core_contract("fast")        # its timing terms and protocol id
 
-    def __init__(self, layout):
+    def __init__(self, *, layout):
+        options = Options("FastCore")
+        options.check(isinstance(layout, Layout), f"layout must be a Layout, not {layout!r}")
+        options.done()
         self.layout = layout
         super().__init__(CoreSignature(wiring.Signature({})))
 
@@ -496,7 +524,7 @@ class FastCore(wiring.Component):
         m.submodules.feeder = feeder = PieceFeeder(0)
         m.submodules.probe = probe = RayProbe(_Tag)
         m.submodules.counter = counter = SlotCounter()
-        m.submodules.pieces = pieces = SyncFIFOBuffered(width=PieceEntry.as_shape().size, depth=PIECE_FIFO_DEPTH)
+        m.submodules.pieces = pieces = Queue(shape=PieceEntry, depth=PIECE_FIFO_DEPTH)
         m.submodules.selector = selector = RaySelector()
         m.submodules.builder = builder = RayBuilder()
         m.submodules.emitter = emitter = StepEmitter()
@@ -567,22 +595,23 @@ class FastCore(wiring.Component):
                      counter.tag.eq(probe.out_tag), counter.result.eq(probe.result)]
 
         # ---- piece FIFO, serializer, output
-        entry = counter.entry
+        entry = counter.pieces.payload
         # the tracker hears of assembled pieces a cycle later, through registers; only pawns
         # promote, so only their slots are counted
         pawn_slots = range(len(KIND_SLOTS[TableKind.WPAWN]))
         asm_valid, asm_last, asm_promotions = Signal(1), Signal(1), Signal(range(SLOTS + 1))
-        m.d.sync += [asm_valid.eq(counter.out_valid), asm_last.eq(entry.last),
+        m.d.sync += [asm_valid.eq(counter.pieces.valid), asm_last.eq(entry.last),
                      asm_promotions.eq(Mux(entry.promotes, sum(_counts(entry)[j] != 0 for j in pawn_slots), 0))]
+        # the serializer's stages, each handing the next a stream (the emitter grants the
+        # selector credit for the rays it has room for)
+        wiring.connect(m, counter.pieces, pieces.i)
+        wiring.connect(m, pieces.o, selector.pieces)
+        wiring.connect(m, selector.slots, builder.slots)
+        wiring.connect(m, builder.rays, emitter.rays)
+        wiring.connect(m, emitter.credit, selector.credit)
+        wiring.connect(m, emitter.fifo, fifo.write_port)
+        wiring.connect(m, wiring.flipped(self.moves), fifo.moves)
         m.d.comb += [
-            pieces.w_en.eq(counter.out_valid), pieces.w_data.eq(entry),
-            selector.piece.eq(pieces.r_data), selector.piece_valid.eq(pieces.r_rdy),
-            pieces.r_en.eq(selector.piece_take),
-            builder.valid.eq(selector.out_valid), builder.piece.eq(selector.out_piece),
-            builder.slot.eq(selector.out_slot), builder.index.eq(selector.out_index),
-            builder.last.eq(selector.out_last),
-            selector.issue.eq(emitter.issue), emitter.issued.eq(selector.issued),
-            emitter.ray_valid.eq(builder.out_valid), emitter.ray.eq(builder.ray),
             # positions
             tracker.start.eq(starting), tracker.opening.eq(copied), tracker.opened.eq(loading), tracker.empty.eq(movers.movers == 0),
             tracker.assembled.eq(asm_valid), tracker.assembled_last.eq(asm_last),
@@ -592,6 +621,4 @@ class FastCore(wiring.Component):
             self.busy.eq(tracker.busy), self.done.eq(tracker.done), self.counters.eq(tracker.counters),
             self.position.eq(fifo.position), self.next_position.eq(tracker.tail),
         ]
-        wiring.connect(m, emitter.fifo, fifo.write_port)
-        wiring.connect(m, wiring.flipped(self.moves), fifo.moves)
         return m

@@ -5,6 +5,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..tables import TableKind
+from .board import own_table_kind
 from .ports import group
 
 __all__ = ["PieceFeeder", "PieceSignature", "one_hot_index", "HEAD_INDEX_WIDTH"]
@@ -140,7 +141,7 @@ class PieceFeeder(wiring.Component):
         piece_type = Cat((plane & s1_one_hot).any() for plane in self.types)
         s1_kind = Signal(3)
         m.d.comb += [
-            s1_kind.eq(Mux(piece_type == 1, ~self.white_to_move, piece_type)),
+            s1_kind.eq(own_table_kind(piece_type, self.white_to_move)),
             self.rom_index.eq(Cat(s1_square, s1_kind)),
             self.rom_en.eq(run & s3_advance),
         ]

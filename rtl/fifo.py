@@ -1,18 +1,22 @@
-"""The output FIFO of a core: moves in, the move stream out, promotions expanded to four moves."""
+"""The output FIFO of a core: moves in, the move stream out, promotions expanded to four moves;
+and :class:`Queue`, a FIFO typed by its payload."""
 
-from amaranth import Module, Signal, Mux
+from amaranth import Module, Shape, Signal, Mux
 from amaranth.lib import data, stream, wiring
+from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.wiring import In, Out
 
+from ..tables import PieceType
 from ..tables.contracts import PROMOTION_ORDER
+from .options import Options
 from .ports import group
 from .types import Move
 
-__all__ = ["FifoEntry", "PositionEntry", "FifoWriteSignature", "PromotionFifo", "RECORDS"]
+__all__ = ["FifoEntry", "PositionEntry", "FifoWriteSignature", "PromotionFifo", "RECORDS", "Queue"]
 
 PROMOTION_PIECES = len(PROMOTION_ORDER)
-# the head's n-th promotion move is piece 5 - n (q, r, b, n)
-assert PROMOTION_ORDER == tuple(5 - n for n in range(PROMOTION_PIECES))
+# the head's n-th promotion move is the queen's type minus n (q, r, b, n)
+assert PROMOTION_ORDER == tuple(PieceType.QUEEN - n for n in range(PROMOTION_PIECES))
 
 
 class FifoEntry(data.Struct):
@@ -107,7 +111,7 @@ class PromotionFifo(wiring.Component):
             payload.frm.eq(head.frm), payload.to.eq(head.to), payload.capture.eq(head.capture),
             payload.double.eq(head.double), payload.en_passant.eq(head.en_passant),
             payload.castle.eq(head.castle),
-            payload.promotion.eq(Mux(head.promotes, 5 - promo_index, 0)),
+            payload.promotion.eq(Mux(head.promotes, PieceType.QUEEN - promo_index, 0)),
         ]
         transfer = valid & self.moves.ready
         pop = transfer & (~head.promotes | (promo_index == PROMOTION_PIECES - 1))
@@ -131,5 +135,52 @@ class PromotionFifo(wiring.Component):
             self.empty_next.eq((count == 0) | ((count == 1) & pop)),
             self.last_transfer.eq(pop & stored.last if self.entry_shape is PositionEntry else 0),
             self.position.eq(stored.position if self.entry_shape is PositionEntry else 0),
+        ]
+        return m
+
+
+class Queue(wiring.Component):
+    """A FIFO typed by its payload: a stream of ``shape`` in, the same stream out
+    (:class:`amaranth.lib.fifo.SyncFIFOBuffered` inside, its data packed and unpacked here).
+
+    Parameters
+    ----------
+    shape : ShapeLike
+        The payload (a :class:`~amaranth.lib.data.Struct`, a layout, a width).
+    depth : int
+        The entries, at least 1.
+
+    Members
+    -------
+    i : In(stream.Signature(shape))
+        Taken while there is room.
+    o : Out(stream.Signature(shape))
+        The oldest entry.
+    level : Out(range(depth + 1))
+        The entries held.
+    """
+
+    def __init__(self, *, shape, depth):
+        options = Options("Queue")
+        try:
+            Shape.cast(shape)
+        except TypeError:
+            options.check(False, f"shape must be a shape, not {shape!r}")
+        options.count("depth", depth, 1)
+        options.done()
+        self.shape, self.depth = shape, depth
+        super().__init__({
+            "i": In(stream.Signature(shape)),
+            "o": Out(stream.Signature(shape)),
+            "level": Out(range(depth + 1)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.fifo = fifo = SyncFIFOBuffered(width=Shape.cast(self.shape).width, depth=self.depth)
+        m.d.comb += [
+            fifo.w_data.eq(self.i.payload), fifo.w_en.eq(self.i.valid), self.i.ready.eq(fifo.w_rdy),
+            self.o.payload.eq(fifo.r_data), self.o.valid.eq(fifo.r_rdy), fifo.r_en.eq(self.o.ready),
+            self.level.eq(fifo.level),
         ]
         return m

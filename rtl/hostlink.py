@@ -6,7 +6,7 @@ on the generator. ``HostLink`` joins the three; ``HostLinkTop`` adds the UART an
 the generator: everything a dev board needs but its pins and clock.
 """
 
-from amaranth import Module, Signal, Cat, Mux
+from amaranth import Module, Signal, Cat, Mux, Shape
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -15,6 +15,7 @@ from ..tables.contracts import SELECTABLE, GeneratorConfig
 from .board import LoadSignature
 from .movegen import MoveGenerator, control_signature
 from .perft import PerftArray, PerftControlSignature
+from .options import Options
 from .ports import group
 from .protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, REQUEST_LENGTHS, OLD_GENERATE_LENGTH,
                        MOVE_LENGTH, DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, PERFT_MAX_DEPTH, FEATURE_LEGALITY,
@@ -380,9 +381,40 @@ class RequestExecutor(wiring.Component):
 
 class HostLink(wiring.Component):
     """Receiver, executor and sender: request bytes in, reply bytes out, the generator driven
-    (the executor's :class:`LinkSignature` ports, forwarded)."""
+    (the executor's :class:`LinkSignature` ports, forwarded).
 
-    def __init__(self, layout_id, core_id, idle_timeout, legality=False, perft_engines=0, ordering=False):
+    Parameters
+    ----------
+    layout_id, core_id : int
+        What PONG says the generator is (:data:`~.protocol.LAYOUT_IDS`, :data:`~.protocol.CORE_IDS`).
+    idle_timeout : int
+        Cycles without a byte after which a partial frame is dropped, at least 1.
+    legality : bool
+        The generator has the legality stage (``all_moves`` on its control).
+    perft_engines : int
+        The perft array's engines, 0 to 255 (0: none, PERFT is refused).
+    ordering : bool
+        The generator has the ordering stage, its order chosen per request.
+
+    Members
+    -------
+    rx : In(stream.Signature(8, always_ready=True))
+        The request bytes.
+    tx : Out(stream.Signature(8))
+        The reply bytes.
+    The :class:`LinkSignature`'s, flat: the generator's control and the perft array's.
+    """
+
+    def __init__(self, *, layout_id, core_id, idle_timeout, legality=False, perft_engines=0, ordering=False):
+        options = Options("HostLink")
+        options.choice("layout_id", layout_id, tuple(LAYOUT_IDS.values()))
+        options.choice("core_id", core_id, tuple(CORE_IDS.values()))
+        options.count("idle_timeout", idle_timeout, 1)
+        options.flag("legality", legality)
+        engines_width = Shape.cast(Pong.as_shape()["perft_engines"].shape).width     # PONG's byte
+        options.count("perft_engines", perft_engines, 0, (1 << engines_width) - 1)
+        options.flag("ordering", ordering)
+        options.done()
         self.layout_id, self.core_id, self.idle_timeout = layout_id, core_id, idle_timeout
         self.legality, self.perft_engines, self.ordering = legality, perft_engines, ordering
         super().__init__({
@@ -439,9 +471,9 @@ class HostLinkTop(wiring.Component):
         m.submodules.receiver = receiver = UARTReceiver(self.divisor)
         m.submodules.transmitter = transmitter = UARTTransmitter(self.divisor)
         config = self.config
-        m.submodules.link = link = HostLink(LAYOUT_IDS[config.layout], CORE_IDS[config.core], self.idle_timeout,
-                                            legality=config.legal, perft_engines=config.perft_engines,
-                                            ordering=bool(config.order))
+        m.submodules.link = link = HostLink(layout_id=LAYOUT_IDS[config.layout], core_id=CORE_IDS[config.core],
+                                            idle_timeout=self.idle_timeout, legality=config.legal,
+                                            perft_engines=config.perft_engines, ordering=bool(config.order))
         m.submodules.generator = generator = MoveGenerator.from_config(config)
         m.d.comb += [receiver.rx.eq(self.rx), self.tx.eq(transmitter.tx), self.busy.eq(link.busy)]
         wiring.connect(m, receiver.bytes, link.rx)

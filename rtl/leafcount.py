@@ -37,7 +37,7 @@ from amaranth import Module, Signal, Cat, Const, Mux, Value
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..tables import rights_kept
+from ..tables import Direction, rights_kept
 from ..tables.lines import KING_STEPS, KNIGHT_STEPS, axis, is_diagonal, opposite, square_mask
 from .bitboards import at_least_two, flip_ranks, orient, popcount, shifted, slide, spread, wire
 from .board import BoardRAM, BoardView, LoadSignature
@@ -95,7 +95,7 @@ class Child(data.Struct):
 
 POPCOUNT_STAGES = 3
 LATENCY = 1 + 5 + POPCOUNT_STAGES     # the input register, the stages (make in two), the popcount's
-EP_SIDES = ((-1, 1), (1, 7))          # en passant from the file to the left (capturing NE), to the right (NW)
+EP_SIDES = ((-1, Direction.NE), (1, Direction.NW))     # en passant from the file to the left, to the right
 
 
 class LeafCounter(wiring.Component):
@@ -103,7 +103,19 @@ class LeafCounter(wiring.Component):
     it); ``LATENCY`` cycles later ``out_valid`` with ``count``, the legal moves of the
     position after the move, and ``legal``, whether the move was (the count is 0 if not).
     With ``null`` the move is ignored and the position itself is counted. One position a
-    cycle; ``busy`` while any is in flight."""
+    cycle; ``busy`` while any is in flight.
+
+    It takes no options (its pipeline is fixed: ``LATENCY``).
+
+    Members
+    -------
+    valid, planes, state, move, null : In(1), In(PLANES), In(BoardState), In(Move), In(1)
+        A position and a move of it (or ``null``), every cycle it likes (no backpressure).
+    out_valid, count, legal : Out(1), Out(COUNT_WIDTH), Out(1)
+        ``LATENCY`` cycles later: the legal moves after the move, and whether it was legal.
+    busy : Out(1)
+        A position is in flight.
+    """
 
     def __init__(self):
         super().__init__({
@@ -219,14 +231,14 @@ class LeafCounter(wiring.Component):
             r.reg(f"attack{d}", slide(m, through_king, theirs, d, f"attack{d}"))
             r.reg(f"king{d}", slide(m, occupied, c.us_king, d, f"king{d}", all_oriented))
             r.reg(f"own{d}", slide(m, occupied, ours, d, f"own{d}", all_oriented))
-        r.reg("leapers", spread(c.them_knights, KNIGHT_STEPS) | spread(c.them_pawns, (3, 5))
+        r.reg("leapers", spread(c.them_knights, KNIGHT_STEPS) | spread(c.them_pawns, (Direction.SE, Direction.SW))
               | spread(c.them_king, KING_STEPS))
         checkers = wire(m, (spread(c.us_king, KNIGHT_STEPS) & c.them_knights)
-                        | (spread(c.us_king, (1, 7)) & c.them_pawns), "leaper_checkers")
+                        | (spread(c.us_king, (Direction.NE, Direction.NW)) & c.them_pawns), "leaper_checkers")
         r.reg("checkers", checkers)
         r.reg("leaper_check", checkers.any())
         r.reg("leaper_double", at_least_two(checkers))
-        r.reg("own_leapers", spread(c.us_knights, KNIGHT_STEPS) | spread(c.us_pawns, (1, 7))
+        r.reg("own_leapers", spread(c.us_knights, KNIGHT_STEPS) | spread(c.us_pawns, (Direction.NE, Direction.NW))
               | spread(c.us_king, KING_STEPS))
 
         # en passant (the sixth rank's square, the pawn taken on the fifth): which of our pawns

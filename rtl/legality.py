@@ -39,6 +39,7 @@ from amaranth import Module, Signal, Cat, Const, Mux, Array, signed
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..tables import Direction
 from ..tables.contracts import LEGAL_SETUP_CYCLES as SETUP_CYCLES
 from ..tables.slots import DIRECTIONS
 from .core import PLANES
@@ -388,12 +389,13 @@ class SetupSweep(wiring.Component):
         east, east_valid = ray_file("east", finding, file_now, 1, sweeping & down)
         west, west_valid = ray_file("west", finding, file_now, -1, sweeping & down)
         rank_vectors = (rank_occ, rank_own, rank_orth)
+        N, NE, E, SE, S, SW, W, NW = Direction       # each ray's direction going up, and down
         rays = [
-            tracker("straight", king_file, on_ray, row, (occ, own, orth), (0, 4), rays_reset),
-            tracker("plus", plus, on_ray & plus_valid, row, (occ, own, diag), (1, 3), rays_reset),
-            tracker("minus", minus, on_ray & minus_valid, row, (occ, own, diag), (7, 5), rays_reset),
-            tracker("east", east, down & east_valid, king_rank, rank_vectors, (2, 2), self.start),
-            tracker("west", west, down & west_valid, king_rank, rank_vectors, (6, 6), self.start),
+            tracker("straight", king_file, on_ray, row, (occ, own, orth), (N, S), rays_reset),
+            tracker("plus", plus, on_ray & plus_valid, row, (occ, own, diag), (NE, SE), rays_reset),
+            tracker("minus", minus, on_ray & minus_valid, row, (occ, own, diag), (NW, SW), rays_reset),
+            tracker("east", east, down & east_valid, king_rank, rank_vectors, (E, E), self.start),
+            tracker("west", west, down & west_valid, king_rank, rank_vectors, (W, W), self.start),
         ]
         for ray in rays:                    # a pin, kept by direction; en passant seen through, by taker
             with m.If(ray.pin):
@@ -509,7 +511,23 @@ class LegalityStage(wiring.Component):
     setup); ``moves_in`` from the core, ``moves_out`` the legal ones. ``ready`` from the end
     of the setup until the next ``start``; ``busy`` during the setup and while a move is held.
     The setup sweep (:class:`SetupSweep`) hands the per-move filter (:class:`MoveFilter`) what it
-    found about the mover's king (:data:`KingSafety`)."""
+    found about the mover's king (:data:`KingSafety`).
+
+    It takes no options: its sweep's length is the contract's ``LEGAL_SETUP_CYCLES``.
+
+    Members
+    -------
+    start : In(1)
+        A position starts; the setup reads ``planes`` and ``state`` a rank a cycle from now.
+    planes, state : In(PLANES), In(BoardState)
+        The position, held through the setup.
+    moves_in : In(stream.Signature(Move))
+        The core's pseudo-legal moves; taken once the setup is over.
+    moves_out : Out(stream.Signature(Move))
+        The legal ones, in the same order.
+    ready, busy : Out(1)
+        The setup is over / a setup runs or a move is held.
+    """
 
     def __init__(self):
         super().__init__({

@@ -7,8 +7,9 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..tables import get_layout
+from ..tables import Layout, get_layout
 from ..tables.contracts import CORE_NAMES, LAYOUT_NAMES, SELECTABLE
+from .counters import StreamCount
 from .board import BoardRAM, EditSignature, LoadSignature
 from .core import PLANES, ControlSignature
 from .rom import MoveTableROM
@@ -16,6 +17,7 @@ from .fast import FastCore, NoRom
 from .fifo import RECORDS
 from .legality import LegalityStage
 from .order import MoveOrderer, Order, order_named
+from .options import Options
 from .ports import group
 from .types import COUNTER_WIDTH, BoardState, Counters
 from .walker import WalkerCore
@@ -50,17 +52,35 @@ def generator_roms(layout, core):
 
 
 def control_signature(legal=False, order=False, abort=False):
-    """The control of a generator built with ``legal`` (its ``all_moves``) and ``order=True`` (its
-    ``order``): :class:`~.core.ControlSignature` from the generator's side."""
+    """The control of a generator built with ``legal`` (its ``all_moves``) and an order chosen per
+    position (``order``, its ``order`` port): :class:`~.core.ControlSignature` from the
+    generator's side."""
     return ControlSignature(abort=abort, **({"all_moves": In(1)} if legal else {}),
-                            **({"order": In(Order)} if order is True else {}))
+                            **({"order": In(Order)} if order else {}))
 
 
 class MoveGenerator(wiring.Component):
     """Sandström's table-driven move generator.
 
-    Ports
-    -----
+    Parameters
+    ----------
+    layout : str or Layout
+        The ROM layout (:data:`~hwmovegen.tables.LAYOUTS`), by name or built.
+    core : str
+        The core (:data:`CORES`).
+    legal : bool
+        The legality stage behind the core (:class:`~.legality.LegalityStage`).
+    order : None, Order or ``"select"``
+        None: no ordering stage. An :class:`~.order.Order`: the stage, its order fixed and no
+        port (a simulation model per order). :data:`~hwmovegen.tables.contracts.SELECTABLE`:
+        the stage with an ``order`` port, chosen per position.
+    editable : bool
+        The board's edit port and its view (for :class:`~.apply.MoveApplier`).
+    positions : bool
+        The position of the move on the stream (``move_planes``, ``move_state``).
+
+    Members
+    -------
     Beside ``load`` and the optional ports, the members of a :func:`control_signature` (its
     :class:`~.core.ControlSignature`), flat, with ``abort``; ``control`` groups them for
     ``wiring.connect``.
@@ -96,7 +116,7 @@ class MoveGenerator(wiring.Component):
         when idle, and with the fast core whenever the legality stage's setup is not reading
         it (the core copied the board at start, the stage keeps what it read), while moves
         still stream.
-    order : In(Order), with ``order=True`` only
+    order : In(Order), with ``order="select"`` only
         Sampled with ``start``: the order of this position's moves (:class:`~.order.MoveOrderer`),
         each with its ``check`` flag. The stream, ``done`` and the counters are then the ordered
         stream's; ``steps`` and ``promotion_nodes`` the core's. ``order=`` an :class:`~.order.Order`
@@ -117,26 +137,34 @@ class MoveGenerator(wiring.Component):
         """The generator a :class:`~hwmovegen.tables.contracts.GeneratorConfig` names: its
         ``order`` fixed, or a port for :data:`~hwmovegen.tables.contracts.SELECTABLE`
         (``options``: ``editable``, ``positions``)."""
-        order = (config.order == SELECTABLE) or (config.order is not None and order_named(config.order))
-        return cls(config.layout, config.core, legal=config.legal, order=order, **options)
+        order = config.order if config.order in (None, SELECTABLE) else order_named(config.order)
+        return cls(layout=config.layout, core=config.core, legal=config.legal, order=order, **options)
 
-    def __init__(self, layout="dense", core="walker", legal=False, editable=False, positions=False, order=False,
+    def __init__(self, *, layout="dense", core="walker", legal=False, order=None, editable=False, positions=False,
                  legal_count=False):
-        if legal_count and not legal:
-            raise ValueError("legal_count needs the legality stage (legal=True)")
-        if core not in CORES:
-            raise KeyError(f"unknown core {core!r} (choose from {', '.join(CORES)})")
+        options = Options("MoveGenerator")
+        options.check(isinstance(layout, Layout) or layout in LAYOUT_NAMES,
+                      f"layout must be a Layout or one of {', '.join(LAYOUT_NAMES)}, not {layout!r}")
+        options.choice("core", core, tuple(CORES))
+        options.flag("legal", legal)
+        options.check(order is None or order == SELECTABLE or isinstance(order, Order),
+                      f"order must be None, an Order or {SELECTABLE!r}, not {order!r}")
+        options.flag("editable", editable)
+        options.flag("positions", positions)
+        options.flag("legal_count", legal_count)
+        options.check(not legal_count or legal, "legal_count needs the legality stage (legal=True)")
+        options.done()
         self.layout = get_layout(layout) if isinstance(layout, str) else layout
         self.core = core
         self.legal = legal
         self.editable = editable
         self.positions = positions
         self.legal_count = legal_count
-        self.ordered = order is not False and order is not None
-        self.fixed_order = None if order is True or not self.ordered else Order(order)
+        self.ordered = order is not None
+        self.fixed_order = order if isinstance(order, Order) else None
         super().__init__({
             "load": In(LoadSignature()),
-            **control_signature(legal, order, abort=True).members,
+            **control_signature(legal, order == SELECTABLE, abort=True).members,
             **({"edit": In(EditSignature()), "planes": Out(PLANES), "board_state": Out(BoardState),
                 "board_free": Out(1)} if editable else {}),
             **({"move_planes": Out(PLANES), "move_state": Out(BoardState)} if positions else {}),
@@ -163,7 +191,7 @@ class MoveGenerator(wiring.Component):
         core_class, rom_class = CORES[self.core]
         m.submodules.board = board = BoardRAM()
         m.submodules.rom = rom = rom_class(self.layout)
-        core = core_class(self.layout)
+        core = core_class(layout=self.layout)
         m.submodules.core = ResetInserter(self.abort)(core)
         wiring.connect(m, wiring.flipped(self.load), board.load)
         wiring.connect(m, core.rom, rom.bus)
@@ -245,22 +273,22 @@ class MoveGenerator(wiring.Component):
             wiring.connect(m, core.moves, stage.moves_in)
             m.d.comb += [out.valid.eq(stage.moves_out.valid), out.payload.eq(stage.moves_out.payload),
                          stage.moves_out.ready.eq(out.ready)]
-        transfer, stall = out.valid & out.ready, out.valid & ~out.ready
         finishing = (pending | core.done) & (~out.valid | out.ready)
         # the legal stream's counters stop with the position's last cycle and hold until the
         # next start (no copy latched at done)
-        cycles, moves, stalls = Signal(32), Signal(32), Signal(32)
+        legal_start = starting & ~self.all_moves
+        count = StreamCount(m, out.valid, out.ready, restart=legal_start, cycle=active, watch=active, first_cycle=1)
         done = Signal(1)
-        with m.If(starting & ~self.all_moves):
-            m.d.sync += [cycles.eq(1), moves.eq(0), stalls.eq(0), active.eq(1), pending.eq(0)]
+        with m.If(legal_start):
+            m.d.sync += [active.eq(1), pending.eq(0)]
         with m.Elif(active):
-            m.d.sync += [cycles.eq(cycles + 1), moves.eq(moves + transfer), stalls.eq(stalls + stall)]
             with m.If(core.done):
                 m.d.sync += pending.eq(1)
             with m.If(finishing):
                 m.d.sync += [active.eq(0), pending.eq(0)]
         counted = Signal(Counters)
-        m.d.comb += [counted.cycles.eq(cycles), counted.moves.eq(moves), counted.stalls.eq(stalls),
+        m.d.comb += [counted.cycles.eq(count.cycles), counted.moves.eq(count.moves),
+                     counted.stalls.eq(count.stalls),
                      counted.steps.eq(core.counters.steps),
                      counted.promotion_nodes.eq(core.counters.promotion_nodes)]
         m.d.sync += done.eq(active & ~starting & finishing)
@@ -272,7 +300,7 @@ class MoveGenerator(wiring.Component):
             else:
                 m.d.comb += self.board_free.eq(~self.busy)
         if self.legal_count:
-            m.d.comb += self.legal_moves.eq(moves)
+            m.d.comb += self.legal_moves.eq(count.moves)
         m.d.comb += [up.busy.eq(active | core.busy),
                      up.done.eq(Mux(bypass, core.done, done)),
                      up.counters.eq(Mux(bypass, core.counters, counted))]

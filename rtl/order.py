@@ -32,9 +32,11 @@ from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..tables.contracts import CAPTURE_BINS, ORDER_BINS as BINS, ORDERS
+from ..tables import Direction, PieceType
+from ..tables.contracts import CAPTURE_BINS, ORDER_BINS as BINS, ORDERS, PROMOTION_BIN, QUIET_BIN, capture_bin
 from ..tables.lines import KING_STEPS, KNIGHT_STEPS
 from .bitboards import slide, spread, wire
+from .counters import StreamCount
 from .board import BoardView
 from .core import PLANES
 from .fifo import RECORDS
@@ -42,13 +44,9 @@ from .types import COUNTER_WIDTH, BoardState, Counters, Move
 
 __all__ = ["Order", "order_named", "MoveOrderer", "BINS", "CAPTURE_BINS", "BANK_MOVES", "ORDER_IN_FLIGHT"]
 
-PROMOTION_BIN, QUIET_BIN = 30, 31
 BANK_MOVES = 512            # more than any position holds: 15 queens' 27 moves and a king's 10
 BANKS = 3
 ORDER_IN_FLIGHT = RECORDS   # positions between start and the ordered done
-
-_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = 1, 2, 3, 4, 5, 6
-_N, _NE, _E, _SE, _S, _SW, _W, _NW = range(8)
 
 
 class Order(enum.Enum, shape=2):
@@ -93,39 +91,40 @@ class CheckFlag(wiring.Component):
         move, white = self.move, self.state.white_to_move
         view = BoardView(self.planes, self.state)
         occupied = wire(m, view.occupied, "occupied")
-        king = wire(m, view.opponent & view.of_type(_KING), "king")     # the opponent's
+        king = wire(m, view.opponent & view.of_type(PieceType.KING), "king")     # the opponent's
         reach = []
         for d in KING_STEPS:
             reach.append(slide(m, occupied, king, d, f"ray{d}"))
-        ortho = wire(m, reach[_N] | reach[_E] | reach[_S] | reach[_W], "ortho")
-        diag = wire(m, reach[_NE] | reach[_SE] | reach[_SW] | reach[_NW], "diag")
+        N, NE, E, SE, S, SW, W, NW = Direction
+        ortho = wire(m, reach[N] | reach[E] | reach[S] | reach[W], "ortho")
+        diag = wire(m, reach[NE] | reach[SE] | reach[SW] | reach[NW], "diag")
         knight = wire(m, spread(king, KNIGHT_STEPS), "knight")
         # the squares a pawn of the side to move attacks the king from: behind it, diagonally
-        pawn = wire(m, Mux(white, spread(king, (_SE, _SW)), spread(king, (_NE, _NW))), "pawn")
+        pawn = wire(m, Mux(white, spread(king, (SE, SW)), spread(king, (NE, NW))), "pawn")
         frm, to = move.frm, move.to
         east = to[:3] > frm[:3]
         # the from-square first on the king's ray along the move's own line (promotions, castling)
-        file_xray = Mux(white, _bit(reach[_N], frm), _bit(reach[_S], frm))
-        diag_xray = Mux(white, Mux(east, _bit(reach[_NE], frm), _bit(reach[_NW], frm)),
-                        Mux(east, _bit(reach[_SE], frm), _bit(reach[_SW], frm)))
+        file_xray = Mux(white, _bit(reach[N], frm), _bit(reach[S], frm))
+        diag_xray = Mux(white, Mux(east, _bit(reach[NE], frm), _bit(reach[NW], frm)),
+                        Mux(east, _bit(reach[SE], frm), _bit(reach[SW], frm)))
         # castling: the rook lands beside the king's from-square, towards the king's destination
         rook_to = Mux(east, frm + 1, frm + 63)[:6]      # frm - 1 modulo 64
-        castle_check = _bit(ortho, rook_to) | Mux(east, _bit(reach[_E], frm), _bit(reach[_W], frm))
+        castle_check = _bit(ortho, rook_to) | Mux(east, _bit(reach[E], frm), _bit(reach[W], frm))
         piece = Mux(move.promotion != 0, move.promotion, self.mover)
         xray = Mux(move.promotion != 0, Mux(move.capture, diag_xray, file_xray), 0)
         with m.If(move.castle):
             m.d.comb += self.check.eq(castle_check)
         with m.Else():
             with m.Switch(piece):
-                with m.Case(_PAWN):
+                with m.Case(PieceType.PAWN):
                     m.d.comb += self.check.eq(_bit(pawn, to))
-                with m.Case(_KNIGHT):
+                with m.Case(PieceType.KNIGHT):
                     m.d.comb += self.check.eq(_bit(knight, to))
-                with m.Case(_BISHOP):
+                with m.Case(PieceType.BISHOP):
                     m.d.comb += self.check.eq(_bit(diag, to) | (xray & move.capture))
-                with m.Case(_ROOK):
+                with m.Case(PieceType.ROOK):
                     m.d.comb += self.check.eq(_bit(ortho, to) | (xray & ~move.capture))
-                with m.Case(_QUEEN):
+                with m.Case(PieceType.QUEEN):
                     m.d.comb += self.check.eq(_bit(ortho | diag, to) | xray)
         return m
 
@@ -157,8 +156,10 @@ def _lowest(bits, width):
 class MoveOrderer(wiring.Component):
     """A generator's stream in, the same moves ordered per position and flagged for check out.
 
-    Ports
-    -----
+    It takes no options: the order comes per position on ``order``, the bins from the contract.
+
+    Members
+    -------
     begin, order, begin_ready, begin_position : In(1), In(Order), Out(1), In(range(RECORDS))
         A position is started upstream (``begin``, in a cycle with ``begin_ready``) to be emitted
         in ``order``; ``begin_position`` is the number the upstream core gives it.
@@ -248,19 +249,22 @@ class MoveOrderer(wiring.Component):
         s1_view = BoardView(s1_planes, s1_state)
         mover, victim = Signal(3), Signal(3)        # piece types, the victim of en passant a pawn
         m.d.comb += [mover.eq(s1_view.type_at(s1.move.frm)),
-                     victim.eq(Mux(s1.move.en_passant, _PAWN, s1_view.type_at(s1.move.to)))]
+                     victim.eq(Mux(s1.move.en_passant, PieceType.PAWN, s1_view.type_at(s1.move.to)))]
         m.submodules.check = check = CheckFlag()
         m.d.comb += [check.move.eq(s1.move), check.planes.eq(s1_planes), check.state.eq(s1_state),
                      check.mover.eq(mover)]
-        capture_bin, rank = Signal(5), Signal(3)       # (5 - victim) * 6 + mover - 1, no multiplier
-        m.d.comb += [rank.eq(5 - victim), capture_bin.eq((rank << 2) + (rank << 1) + mover - 1)]
+        # the contract's capture_bin without a multiplier: (queen - victim) * 6 as two shifts
+        assert PieceType.KING == (1 << 2) + (1 << 1) and capture_bin(PieceType.QUEEN, PieceType.PAWN) == 0
+        capture_bin_, rank = Signal(5, name="capture_bin"), Signal(3)
+        m.d.comb += [rank.eq(PieceType.QUEEN - victim),
+                     capture_bin_.eq((rank << 2) + (rank << 1) + mover - PieceType.PAWN)]
         s2 = Signal(_Item)
         s2_valid = Signal(1)
         s2_bin = Signal(range(BINS))
         kept = (s1.order != Order.CAPTURES) | s1.move.capture | s1.close
         m.d.sync += [s2_valid.eq(s1_valid & kept), s2.eq(s1), s2.move.check.eq(check.check),
                      s2_bin.eq(Mux(s1.order == Order.SQUARE, QUIET_BIN,
-                                   Mux(s1.move.capture, capture_bin,
+                                   Mux(s1.move.capture, capture_bin_,
                                        Mux(s1.move.promotion != 0, PROMOTION_BIN, QUIET_BIN))))]
 
         # ---- the banks: the moves, and per bin a linked list (head, tail, next pointers)
@@ -316,7 +320,6 @@ class MoveOrderer(wiring.Component):
         out_filled = filled[out_bank]
         out_closed = _bit(closed, out_bank)
         transfer = self.moves.valid & self.moves.ready
-        stall = self.moves.valid & ~self.moves.ready
         at_tail = current == read(tails, Cat(current_bin, out_bank))
         # the bank's bins not yet begun, kept in a register: the next bin is its lowest, with no
         # comparison against the current bin on the path to the read address
@@ -365,18 +368,14 @@ class MoveOrderer(wiring.Component):
 
         # ---- done and the counters: segments between dones, as the fast core counts them
         m.d.comb += ends.r_en.eq(finish)
-        seg_cycles, seg_moves, seg_stalls = Signal(32), Signal(32), Signal(32)
         result = Signal(Counters)
         done = Signal(1)
         active = (in_flight != 0) | begin
+        seg = StreamCount(m, self.moves.valid, self.moves.ready, restart=finish, cycle=active, name="seg_")
         with m.If(finish):
-            m.d.sync += [seg_cycles.eq(0), seg_moves.eq(0), seg_stalls.eq(0),
-                         result.cycles.eq(seg_cycles + 1), result.moves.eq(seg_moves + transfer),
-                         result.stalls.eq(seg_stalls + stall),
+            cycles, moves, stalls = seg.through_this_cycle()
+            m.d.sync += [result.cycles.eq(cycles), result.moves.eq(moves), result.stalls.eq(stalls),
                          Cat(result.steps, result.promotion_nodes).eq(ends.r_data)]
-        with m.Else():
-            m.d.sync += [seg_cycles.eq(seg_cycles + active), seg_moves.eq(seg_moves + transfer),
-                         seg_stalls.eq(seg_stalls + stall)]
         m.d.sync += done.eq(finish)
         m.d.comb += [self.done.eq(done), self.counters.eq(result), self.busy.eq(in_flight != 0)]
         return m

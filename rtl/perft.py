@@ -29,12 +29,17 @@ from .apply import MoveApplier
 from .board import LoadSignature
 from .leafcount import LeafCounter
 from .movegen import MoveGenerator
+from .options import Options
 from .ports import group
-from .types import Move, PerftCounters
+from .types import Move, PERFT_COUNTER_NAMES, PerftCounters
 
 __all__ = ["MoveLists", "PerftEngine", "PerftArray", "PerftControlSignature", "TaskSignature", "TaskDispatcher",
            "MAX_MOVES", "SPLIT_PLY", "task_bits"]
 
+LIST_BITS = (MAX_MOVES - 1).bit_length()     # a move's index in its ply's list: the list address's low bits
+assert MAX_MOVES == 1 << LIST_BITS, "the lists are addressed as Cat(index, ply)"
+# the array sums every engine counter but ``cycles``, which it counts itself
+SUMMED = tuple(name for name in PERFT_COUNTER_NAMES if name != "cycles")
 SPLIT_PLY = 2           # the tasks: the nodes two plies below the root (400 from the start position)
 
 
@@ -99,6 +104,16 @@ class TaskDispatcher(wiring.Component):
         return m
 
 
+def _check_options(owner, *, max_depth, split_ply, count_leaves, engines=1):
+    """An engine's or an array's own options (the generator checks the layout and the core)."""
+    options = Options(owner)
+    options.count("engines", engines, 1)
+    options.count("max_depth", max_depth, 1, MAX_PLIES)
+    options.count("split_ply", split_ply, 0, MAX_PLIES)
+    options.flag("count_leaves", count_leaves)
+    options.done()
+
+
 class MoveLists(wiring.Component):
     """The engine's move lists: one port, a word written or read each cycle (the read word
     the next cycle). A ply's list is written while it generates and read while it is walked,
@@ -157,8 +172,21 @@ class PerftEngine(wiring.Component):
     UP5K, where the counter does not fit), the last ply's legal moves are generated and counted
     as they stream.
 
-    Ports
-    -----
+    Parameters
+    ----------
+    layout : str or Layout
+        The generator's ROM layout.
+    core : str
+        The generator's core.
+    max_depth : int
+        The deepest walk, 1 to :data:`MAX_PLIES` (the move lists and the applier's stack).
+    split_ply : int
+        The ply whose nodes are the tasks shared with other engines (:class:`TaskDispatcher`).
+    count_leaves : bool
+        The last two plies counted by a :class:`~.leafcount.LeafCounter`.
+
+    Members
+    -------
     load : In(LoadSignature)
         The root position, as for :class:`~.movegen.MoveGenerator`.
     depth : In
@@ -173,11 +201,13 @@ class PerftEngine(wiring.Component):
     counters : Out(PerftCounters)
     """
 
-    def __init__(self, layout="dense", core="walker", max_depth=MAX_PLIES, split_ply=SPLIT_PLY, count_leaves=True):
+    def __init__(self, *, layout="dense", core="walker", max_depth=MAX_PLIES, split_ply=SPLIT_PLY, count_leaves=True):
+        _check_options("PerftEngine", max_depth=max_depth, split_ply=split_ply, count_leaves=count_leaves)
         self.layout, self.core, self.max_depth, self.split_ply = layout, core, max_depth, split_ply
         self.count_leaves = count_leaves
-        # built here, so that a testbench can watch the board and the stack
-        self.generator = MoveGenerator(layout, core, legal=True, editable=True, positions=count_leaves)
+        # built here, so that a testbench can watch the board and the stack (it checks the
+        # layout and the core)
+        self.generator = MoveGenerator(layout=layout, core=core, legal=True, editable=True, positions=count_leaves)
         self.applier = MoveApplier(max_depth)
         self.counter = LeafCounter() if count_leaves else None
         super().__init__({
@@ -246,7 +276,7 @@ class PerftEngine(wiring.Component):
                 m.d.sync += counters.nodes.eq(counters.nodes + 1)
         m.d.comb += [
             moves.ready.eq(1),
-            lists.addr.eq(Mux(lists.write, Cat(written[:8], ply), Cat(indices[ply][:8], ply))),
+            lists.addr.eq(Mux(lists.write, Cat(written[:LIST_BITS], ply), Cat(indices[ply][:LIST_BITS], ply))),
             lists.write_data.eq(moves.payload),
             applier.commands.payload.move.eq(lists.read_data),
         ]
@@ -360,7 +390,16 @@ class PerftEngine(wiring.Component):
 class PerftArray(wiring.Component):
     """``engines`` perft engines on one root position, sharing its tree.
 
-    Ports as :class:`PerftEngine`, without ``task``. ``counters`` sum the engines'
+    Parameters
+    ----------
+    engines : int
+        The engines, at least one.
+    layout, core, max_depth, split_ply, count_leaves
+        Every engine's, as for :class:`PerftEngine`.
+
+    Members
+    -------
+    As :class:`PerftEngine`'s, without ``task``. ``counters`` sum the engines'
     (``engine_cycles``: their busy cycles), except ``cycles``: from the cycle that takes
     ``start`` to ``done``, which comes once the last engine is done and the sums are
     made (one cycle per engine).
@@ -370,15 +409,17 @@ class PerftArray(wiring.Component):
     def from_config(cls, config, **options):
         """The array a :class:`~hwmovegen.tables.contracts.GeneratorConfig` names: its
         ``perft_engines`` engines (at least one), ``max_plies`` and ``count_leaves``."""
-        return cls(config.layout, config.core, engines=config.perft_engines, max_depth=config.max_plies,
+        return cls(layout=config.layout, core=config.core, engines=config.perft_engines, max_depth=config.max_plies,
                    count_leaves=config.count_leaves, **options)
 
-    def __init__(self, layout="dense", core="walker", engines=1, max_depth=MAX_PLIES, split_ply=SPLIT_PLY, count_leaves=True):
-        if engines < 1:
-            raise ValueError("a perft array needs at least one engine")
+    def __init__(self, *, layout="dense", core="walker", engines=1, max_depth=MAX_PLIES, split_ply=SPLIT_PLY,
+                 count_leaves=True):
+        _check_options("PerftArray", engines=engines, max_depth=max_depth, split_ply=split_ply,
+                       count_leaves=count_leaves)
         self.layout, self.core, self.max_depth, self.split_ply = layout, core, max_depth, split_ply
         self.count_leaves = count_leaves
-        self.engines = [PerftEngine(layout, core, max_depth, split_ply, count_leaves) for _ in range(engines)]
+        self.engines = [PerftEngine(layout=layout, core=core, max_depth=max_depth, split_ply=split_ply,
+                                    count_leaves=count_leaves) for _ in range(engines)]
         super().__init__({
             "load": In(LoadSignature()),
             **PerftControlSignature(max_depth).members,
@@ -432,8 +473,7 @@ class PerftArray(wiring.Component):
                 with m.If(finished.all() & ~go):
                     m.next = "SUM"
             with m.State("SUM"):            # one engine's counters a cycle
-                for name in ("nodes", "generate_cycles", "apply_cycles", "interior", "leaf_parents",
-                             "engine_cycles"):
+                for name in SUMMED:
                     m.d.sync += counters[name].eq(counters[name] + addend[name])
                 m.d.sync += summing.eq(summing + 1)
                 with m.If(summing == len(engines) - 1):

@@ -26,7 +26,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..tables.contracts import MAX_MOVES
+from ..tables.contracts import CORE_NAMES, LAYOUT_NAMES, MAX_MOVES, SELECTABLE
 from ..tables.search import (BOUNDS, COUNTERS, INF, MATE, MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE, MAX_SEARCH_PLIES,
                              SCORE_BITS)
 from .apply import MoveApplier
@@ -34,7 +34,8 @@ from .board import LoadSignature
 from .evaluate import InCheck, PositionTerms
 from .movegen import MoveGenerator
 from .order import Order
-from .perft import MoveLists
+from .options import Options
+from .perft import LIST_BITS, MoveLists
 from .types import Move
 
 __all__ = ["SearchRequest", "SearchResult", "SearchCounters", "SEARCH_COUNTER_NAMES", "SEARCH_COUNTER_WIDTH",
@@ -111,9 +112,15 @@ class SearchEngine(wiring.Component):
         combinationally).
     """
 
-    def __init__(self, layout="dense", core="fast", max_plies=MAX_SEARCH_PLIES):
+    def __init__(self, *, layout="dense", core="fast", max_plies=MAX_SEARCH_PLIES):
+        options = Options("SearchEngine")
+        options.choice("core", core, CORE_NAMES)
+        options.choice("layout", layout, LAYOUT_NAMES)
+        options.count("max_plies", max_plies, 2, MAX_SEARCH_PLIES)
+        options.done()
         self.layout, self.core, self.max_plies = layout, core, max_plies
-        self.generator = MoveGenerator(layout, core, legal=True, editable=True, order=True, legal_count=True)
+        self.generator = MoveGenerator(layout=layout, core=core, legal=True, editable=True, order=SELECTABLE,
+                                       legal_count=True)
         self.applier = MoveApplier(max_plies)
         self.terms = PositionTerms()
         super().__init__({
@@ -215,7 +222,7 @@ class SearchEngine(wiring.Component):
             applier.commands.payload.move.eq(lists.read_data),
         ]
         list_slot = Signal(8)
-        m.d.comb += lists.addr.eq(Cat(Mux(lists.write, list_slot, indices[ply][:8]), ply))
+        m.d.comb += lists.addr.eq(Cat(Mux(lists.write, list_slot, indices[ply][:LIST_BITS]), ply))
         m.d.comb += list_slot.eq(Mux(is_hint, 0, written + 1))
 
         def count(name, by=1):

@@ -39,7 +39,7 @@ from amaranth import Module, Signal, Cat, Const, Mux
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..tables import NodeKind
+from ..tables import Layout, NodeKind
 from ..tables.contracts import core_contract
 from .core import CoreSignature
 from .counters import PerfCounters
@@ -47,6 +47,7 @@ from .board import BoardView
 from .decode import NodeDecoder
 from .feeder import PieceFeeder, PieceSignature
 from .fifo import FifoEntry, FifoWriteSignature, PromotionFifo
+from .options import Options
 from .rom import RomSignature
 from .types import BoardState
 
@@ -192,10 +193,24 @@ class Walker(wiring.Component):
 
 
 class WalkerCore(wiring.Component):
-    """Piece feeder, walker, promotion FIFO and counters: the walker core."""
+    """Piece feeder, walker, promotion FIFO and counters: the walker core.
+
+    Parameters
+    ----------
+    layout : Layout
+        The ROM layout it walks (its ``rom`` port's address and word widths).
+
+    Members
+    -------
+    The :class:`~.core.CoreSignature`'s, with a ``rom`` port for the layout's
+    :class:`~.rom.MoveTableROM`.
+    """
     contract = core_contract("walker")      # its timing terms and protocol id
 
-    def __init__(self, layout):
+    def __init__(self, *, layout):
+        options = Options("WalkerCore")
+        options.check(isinstance(layout, Layout), f"layout must be a Layout, not {layout!r}")
+        options.done()
         self.layout = layout
         super().__init__(CoreSignature(RomSignature(layout)))
 

@@ -1,13 +1,13 @@
 """Chess geometry -> Sandström move tables and ROM images (pure Python, no Amaranth)."""
 
-from .geometry import (TableKind, NodeKind, Node, CastleRight, chain, rays, castle_rays,
+from .geometry import (PieceType, Direction, TableKind, NodeKind, Node, CastleRight, chain, rays, castle_rays,
                        castle_right_for, castle_rook_move, rights_kept, square_name, table_kind, piece_code, code_type,
-                       code_is_black, EMPTY)
+                       code_is_black, EMPTY, BLACK)
 from .layouts import Layout, DenseLayout, ButterflyLayout, Decoded, LAYOUTS, get_layout
 
-__all__ = ["TableKind", "NodeKind", "Node", "CastleRight", "chain", "rays", "castle_rays",
+__all__ = ["PieceType", "Direction", "TableKind", "NodeKind", "Node", "CastleRight", "chain", "rays", "castle_rays",
            "castle_right_for", "castle_rook_move", "rights_kept", "square_name", "table_kind", "piece_code", "code_type", "code_is_black",
-           "EMPTY", "Layout", "DenseLayout", "ButterflyLayout", "Decoded", "LAYOUTS", "get_layout",
+           "EMPTY", "BLACK", "Layout", "DenseLayout", "ButterflyLayout", "Decoded", "LAYOUTS", "get_layout",
            "walk_chain"]
 
 

@@ -11,10 +11,11 @@ measures the cycles in simulation against the timing terms.
 
 from dataclasses import dataclass, replace
 
+from .geometry import PieceType
 from .layouts import LAYOUTS
 
 __all__ = ["CoreContract", "CORE_CONTRACTS", "core_contract", "CORE_NAMES", "LAYOUT_NAMES", "LAYOUT_IDS", "GeneratorConfig",
-           "ORDERS", "ORDER_BINS", "CAPTURE_BINS", "PROMOTION_BIN", "QUIET_BIN", "ORDER_LATENCY",
+           "ORDERS", "ORDER_BINS", "CAPTURE_BINS", "capture_bin", "PROMOTION_BIN", "QUIET_BIN", "ORDER_LATENCY",
            "LEGAL_SETUP_CYCLES", "MAX_PLIES", "MAX_MOVES", "PROMOTION_ORDER", "SELECTABLE"]
 
 # -- the perft engines -------------------------------------------------------------------------
@@ -24,7 +25,8 @@ MAX_MOVES = 256         # a ply's move list (no legal position has more than 218
 
 # -- moves -------------------------------------------------------------------------------------
 
-PROMOTION_ORDER = (5, 4, 3, 2)      # a promotion's four moves, in emission order: q, r, b, n (python-chess types)
+# a promotion's four moves, in emission order: q, r, b, n
+PROMOTION_ORDER = tuple(int(t) for t in (PieceType.QUEEN, PieceType.ROOK, PieceType.BISHOP, PieceType.KNIGHT))
 
 # -- the legality stage ------------------------------------------------------------------------
 
@@ -34,11 +36,20 @@ LEGAL_SETUP_CYCLES = 1 + 8 + 7      # start, then a rank a cycle up the board an
 
 ORDERS = ("square", "mvv-lva", "captures")      # by wire value (hwmovegen.rtl.order.Order)
 ORDER_BINS = 32
-CAPTURE_BINS = 30       # bins 0-29: captures, (5 - victim) * 6 + attacker - 1
+CAPTURE_BINS = 30       # bins 0-29: captures (:func:`capture_bin`)
 PROMOTION_BIN = 30      # a promotion without capture
 QUIET_BIN = 31          # every other move
 ORDER_LATENCY = 5       # cycles beyond its input's done and one an ordered move
 SELECTABLE = "select"   # GeneratorConfig.order for a stage whose order is chosen per position (a port)
+
+
+def capture_bin(victim, attacker):
+    """A capture's bin: the most valuable victim first (no king is ever taken), then the least
+    valuable attacker (piece types, :class:`~hwmovegen.tables.PieceType`)."""
+    return (PieceType.QUEEN - victim) * PieceType.KING + attacker - PieceType.PAWN
+
+
+assert capture_bin(PieceType.PAWN, PieceType.KING) == CAPTURE_BINS - 1
 
 
 # -- the cores ---------------------------------------------------------------------------------

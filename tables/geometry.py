@@ -20,26 +20,50 @@ depends on its :class:`NodeKind` and the square's content (see ``NodeKind``).
 """
 
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import IntEnum, IntFlag
 
 __all__ = [
-    "TableKind", "NodeKind", "Node", "CastleRight",
+    "PieceType", "Direction", "TableKind", "NodeKind", "Node", "CastleRight",
     "chain", "rays", "square_name", "castle_right_for", "castle_rook_move", "rights_kept",
     "table_kind",
-    "EMPTY", "piece_code", "code_type", "code_is_black",
+    "EMPTY", "BLACK", "piece_code", "code_type", "code_is_black",
 ]
 
 
-class TableKind(IntEnum):
-    """Which table a piece walks. Non-pawn values equal python-chess piece types,
-    so hardware derives the kind as ``color if type == PAWN else type``."""
-    WPAWN = 0
-    BPAWN = 1
+class PieceType(IntEnum):
+    """A piece's type, numbered as python-chess numbers them (0 is an empty square): the low
+    three bits of a board code, a promotion's piece on the move stream."""
+    PAWN = 1
     KNIGHT = 2
     BISHOP = 3
     ROOK = 4
     QUEEN = 5
     KING = 6
+
+
+class Direction(IntEnum):
+    """The eight king directions, clockwise from north: indices into ``KING_DIRECTIONS``
+    (and the first eight of :data:`hwmovegen.tables.slots.DIRECTIONS`)."""
+    N = 0
+    NE = 1
+    E = 2
+    SE = 3
+    S = 4
+    SW = 5
+    W = 6
+    NW = 7
+
+
+class TableKind(IntEnum):
+    """Which table a piece walks. Non-pawn values equal the piece types (:class:`PieceType`),
+    so hardware derives the kind as ``color if type == PAWN else type``."""
+    WPAWN = 0
+    BPAWN = 1
+    KNIGHT = PieceType.KNIGHT
+    BISHOP = PieceType.BISHOP
+    ROOK = PieceType.ROOK
+    QUEEN = PieceType.QUEEN
+    KING = PieceType.KING
 
 
 class NodeKind(IntEnum):
@@ -80,8 +104,9 @@ class NodeKind(IntEnum):
         return self in (NodeKind.PROMO_PUSH, NodeKind.PROMO_CAPTURE)
 
 
-class CastleRight(IntEnum):
-    """Bits of the 4-bit castling-rights register."""
+class CastleRight(IntFlag):
+    """Bits of the 4-bit castling-rights register (``BoardState.castling``): white's two, then
+    black's, each kingside then queenside."""
     WHITE_KINGSIDE = 1
     WHITE_QUEENSIDE = 2
     BLACK_KINGSIDE = 4
@@ -101,6 +126,7 @@ def castle_rook_move(king_to):
     return (rank + 7, rank + 5) if (king_to & 7) >= 4 else (rank, rank + 3)
 
 
+_ALL_RIGHTS = CastleRight(0b1111)
 # the rights a piece leaving or reaching a square takes away: its king's or rook's home
 _RIGHTS_LOST = {4: CastleRight.WHITE_KINGSIDE | CastleRight.WHITE_QUEENSIDE, 7: CastleRight.WHITE_KINGSIDE,
                 0: CastleRight.WHITE_QUEENSIDE, 60: CastleRight.BLACK_KINGSIDE | CastleRight.BLACK_QUEENSIDE,
@@ -111,7 +137,7 @@ def rights_kept(square):
     """The castling-rights bits that survive a move from or onto ``square`` (with the rights
     held only while king and rook stand at home, a move there can only be theirs, or a capture
     of the rook)."""
-    return 0b1111 & ~_RIGHTS_LOST.get(square, 0)
+    return int(_ALL_RIGHTS & ~_RIGHTS_LOST.get(square, 0))
 
 
 @dataclass(frozen=True)
@@ -125,8 +151,11 @@ class Node:
 EMPTY = 0
 
 
+BLACK = 8      # the colour bit of a board code
+
+
 def piece_code(piece_type, black):
-    return piece_type | (8 if black else 0)
+    return piece_type | (BLACK if black else 0)
 
 
 def code_type(code):
@@ -134,13 +163,13 @@ def code_type(code):
 
 
 def code_is_black(code):
-    return bool(code & 8)
+    return bool(code & BLACK)
 
 
 def table_kind(code):
     """The table a piece with board code ``code`` walks."""
     piece_type = code_type(code)
-    if piece_type == 1:
+    if piece_type == PieceType.PAWN:
         return TableKind.BPAWN if code_is_black(code) else TableKind.WPAWN
     return TableKind(piece_type)
 
@@ -151,9 +180,9 @@ def square_name(square):
 
 # Directions as (file step, rank step), in the fixed order that defines the
 # emission order of the generator.
-ROOK_DIRECTIONS = ((0, 1), (1, 0), (0, -1), (-1, 0))            # N E S W
-BISHOP_DIRECTIONS = ((1, 1), (1, -1), (-1, -1), (-1, 1))        # NE SE SW NW
-KING_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+KING_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))     # by Direction
+ROOK_DIRECTIONS = tuple(KING_DIRECTIONS[d] for d in (Direction.N, Direction.E, Direction.S, Direction.W))
+BISHOP_DIRECTIONS = tuple(KING_DIRECTIONS[d] for d in (Direction.NE, Direction.SE, Direction.SW, Direction.NW))
 KNIGHT_JUMPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
 
 

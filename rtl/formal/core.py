@@ -24,9 +24,9 @@ from amaranth.asserts import AnyConst, AnySeq     # not in amaranth.hdl in 0.5
 from amaranth.hdl import Assume
 from amaranth.lib import wiring
 
-from ...tables import TableKind, chain, get_layout
+from ...tables import PieceType, TableKind, chain, get_layout
 from ..movegen import CORES
-from .harness import PAWN, Harness, free_legal_position, move_checks
+from .harness import Harness, free_legal_position, move_checks
 
 __all__ = ["GENERATOR_PROPERTIES", "GeneratorHarness", "walk_limit"]
 
@@ -51,7 +51,7 @@ def walk_limit(view):
         for kind in (TableKind.KNIGHT, TableKind.BISHOP, TableKind.ROOK, TableKind.QUEEN, TableKind.KING):
             length = Mux(piece == int(kind), tables[kind][square], length)
         nodes = nodes + Mux(view.own[square], length, 0)
-    pawns = view.own & view.of_type(PAWN)
+    pawns = view.own & view.of_type(PieceType.PAWN)
     seventh = Mux(white, pawns[48:56], pawns[8:16])
     promotion_nodes = 3 * sum(seventh[i] for i in range(8))
     return nodes, promotion_nodes
@@ -66,7 +66,7 @@ class _FreeBoardGenerator(Elaboratable):
     harness's free position."""
 
     def __init__(self, core_class, rom_class, layout):
-        self.core = core_class(layout)
+        self.core = core_class(layout=layout)
         self.rom = rom_class(layout)
         self.abort = Signal(1)
 
@@ -199,11 +199,11 @@ class GeneratorHarness(Harness):
             quiet = ~payload.capture & ~payload.double & ~payload.castle & (payload.promotion == 0)
             pawn_capture = payload.capture & ~payload.en_passant & (payload.promotion == 0)
             kinds = {
-                "a piece move onto an empty square": (piece != PAWN) & quiet,
-                "a piece move capturing": (piece != PAWN) & payload.capture,
-                "a pawn push": (piece == PAWN) & quiet,
+                "a piece move onto an empty square": (piece != PieceType.PAWN) & quiet,
+                "a piece move capturing": (piece != PieceType.PAWN) & payload.capture,
+                "a pawn push": (piece == PieceType.PAWN) & quiet,
                 "a double push": payload.double,
-                "a pawn capture": (piece == PAWN) & pawn_capture,
+                "a pawn capture": (piece == PieceType.PAWN) & pawn_capture,
                 "an en-passant capture": payload.en_passant,
                 "a promotion by a push": (payload.promotion != 0) & ~payload.capture,
                 "a promotion by a capture": (payload.promotion != 0) & payload.capture,

@@ -7,17 +7,14 @@ from amaranth import ClockDomain, Elaboratable, Module, Signal, Cat, Const, Mux
 from amaranth.asserts import AnyConst     # not in amaranth.hdl in 0.5
 from amaranth.hdl import Assert, Assume, Cover
 
+from ...tables import PieceType
 from ..board import BoardView
 from ..core import PLANES
 from ..types import BoardState, Move
 
-__all__ = ["PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING", "legal_position", "free_position",
+__all__ = ["legal_position", "free_position",
            "free_legal_position", "free_sound_move", "square_file", "square_rank", "signed_delta", "move_checks",
            "between_mask", "line_mask", "Checks", "Harness"]
-
-# piece types (python-chess): the codes' bits 2..0
-PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = range(1, 7)
-
 
 def _squares(predicate):
     """A 64-bit constant: bit s set where ``predicate(s)``."""
@@ -39,7 +36,7 @@ def legal_position(view):
     concern a single side's pieces or the state, and the cleaned castling rights the loader
     writes; the piece and checker counts it also refuses are not assumed): a list of conditions."""
     p, state = view.planes, view.state
-    kings, pawns, rooks = view.of_type(KING), view.of_type(PAWN), view.of_type(ROOK)
+    kings, pawns, rooks = view.of_type(PieceType.KING), view.of_type(PieceType.PAWN), view.of_type(PieceType.ROOK)
     white, black = view.occupied & ~view.black, view.occupied & view.black
     back_ranks = _squares(lambda s: s < 8 or s >= 56)
     conditions = [
@@ -138,13 +135,13 @@ def move_checks(view, move, between):
     path = Mux(white, Mux(kingside, _squares(lambda s: s in (5, 6)), _squares(lambda s: s in (1, 2, 3))),
                Mux(kingside, _squares(lambda s: s in (61, 62)), _squares(lambda s: s in (57, 58, 59))))
 
-    geometry = Mux(piece == PAWN,
+    geometry = Mux(piece == PieceType.PAWN,
                    Mux(move.double, pawn_double, pawn_push | pawn_capture),
-                   Mux(piece == KNIGHT, ((adf == 1) & (adr == 2)) | ((adf == 2) & (adr == 1)),
-                   Mux(piece == BISHOP, diagonal,
-                   Mux(piece == ROOK, straight,
-                   Mux(piece == QUEEN, straight | diagonal,
-                   Mux(piece == KING, Mux(move.castle, (frm == home) & (kingside | queenside),
+                   Mux(piece == PieceType.KNIGHT, ((adf == 1) & (adr == 2)) | ((adf == 2) & (adr == 1)),
+                   Mux(piece == PieceType.BISHOP, diagonal,
+                   Mux(piece == PieceType.ROOK, straight,
+                   Mux(piece == PieceType.QUEEN, straight | diagonal,
+                   Mux(piece == PieceType.KING, Mux(move.castle, (frm == home) & (kingside | queenside),
                                           (adf <= 1) & (adr <= 1) & (frm != to)), 0))))))
     return [
         ("from holds a piece of the side to move", own.bit_select(frm, 1)),
@@ -154,19 +151,19 @@ def move_checks(view, move, between):
         ("capture flag exactly onto an opponent or en passant",
          move.capture == (opponent.bit_select(to, 1) | move.en_passant)),
         ("a pawn moves forward onto an empty square, captures diagonally",
-         (piece != PAWN) | Mux(pawn_capture, opponent.bit_select(to, 1) | move.en_passant,
+         (piece != PieceType.PAWN) | Mux(pawn_capture, opponent.bit_select(to, 1) | move.en_passant,
                                empty.bit_select(to, 1))),
         ("en passant only by a pawn onto the en-passant square",
-         ~move.en_passant | ((piece == PAWN) & pawn_capture & ep_target & empty.bit_select(to, 1))),
+         ~move.en_passant | ((piece == PieceType.PAWN) & pawn_capture & ep_target & empty.bit_select(to, 1))),
         ("double push only from the start rank over an empty square",
-         ~move.double | ((piece == PAWN) & pawn_double & (square_rank(frm) == start_rank)
+         ~move.double | ((piece == PieceType.PAWN) & pawn_double & (square_rank(frm) == start_rank)
                          & empty.bit_select(middle, 1) & empty.bit_select(to, 1))),
         ("promotion exactly by a pawn onto the last rank",
-         (move.promotion != 0) == ((piece == PAWN) & (square_rank(to) == last_rank))),
+         (move.promotion != 0) == ((piece == PieceType.PAWN) & (square_rank(to) == last_rank))),
         ("a promotion is to a queen, rook, bishop or knight",
-         (move.promotion == 0) | ((move.promotion >= KNIGHT) & (move.promotion <= QUEEN))),
+         (move.promotion == 0) | ((move.promotion >= PieceType.KNIGHT) & (move.promotion <= PieceType.QUEEN))),
         ("castling only with the right held and an empty path",
-         ~move.castle | ((piece == KING) & (frm == home) & (kingside | queenside) & right
+         ~move.castle | ((piece == PieceType.KING) & (frm == home) & (kingside | queenside) & right
                          & ((path & view.occupied) == 0))),
     ]
 

@@ -36,7 +36,8 @@ class HostLinkHarness(Harness):
         super().__init__()
         self.prop = prop
         self.idle_timeout = idle_timeout
-        self.link = HostLink(0, CORE_IDS[core], idle_timeout, legality=True, perft_engines=1)
+        self.link = HostLink(layout_id=0, core_id=CORE_IDS[core], idle_timeout=idle_timeout, legality=True,
+                             perft_engines=1)
 
     def elaborate(self, platform):
         m, checks = self.module()

@@ -4,8 +4,9 @@ from amaranth import Signal, Const, Mux
 from amaranth.asserts import AnyConst, AnySeq, Initial     # not in amaranth.hdl in 0.5
 from amaranth.hdl import Assume
 
+from ...tables import PieceType
 from ..legality import LegalityStage
-from .harness import (BISHOP, KING, QUEEN, ROOK, Harness, between_mask, free_legal_position,
+from .harness import (Harness, between_mask, free_legal_position,
                       line_mask, move_checks, signed_delta, square_file, square_rank)
 
 __all__ = ["LegalityHarness"]
@@ -39,12 +40,13 @@ class LegalityHarness(Harness):
         king = Signal(6, name="king")
         pinner = Signal(6, name="pinner")
         m.d.comb += [king.eq(AnyConst(6)), pinner.eq(AnyConst(6))]
-        m.d.comb += Assume((view.own & view.of_type(KING)).bit_select(king, 1))
+        m.d.comb += Assume((view.own & view.of_type(PieceType.KING)).bit_select(king, 1))
         move = stage.moves_out.payload
         line = between_mask(king, pinner)
         df, dr = signed_delta(square_file(king), square_file(pinner)), signed_delta(square_rank(king), square_rank(pinner))
         straight = (df == 0) | (dr == 0)
-        slider = Mux(straight, view.of_type(ROOK) | view.of_type(QUEEN), view.of_type(BISHOP) | view.of_type(QUEEN))
+        queens = view.of_type(PieceType.QUEEN)
+        slider = Mux(straight, view.of_type(PieceType.ROOK) | queens, view.of_type(PieceType.BISHOP) | queens)
         pinned = (line.bit_select(move.frm, 1) & view.own.bit_select(move.frm, 1)
                   & (view.opponent & slider).bit_select(pinner, 1)
                   & ((line & view.occupied) == (Const(1, 64) << move.frm)))

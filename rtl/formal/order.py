@@ -4,8 +4,9 @@ from amaranth import Signal, Const, Mux
 from amaranth.asserts import AnyConst     # not in amaranth.hdl in 0.5
 from amaranth.hdl import Assume
 
+from ...tables import PieceType
 from ..order import CheckFlag
-from .harness import (BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, Harness, between_mask, free_legal_position,
+from .harness import (Harness, between_mask, free_legal_position,
                       free_sound_move, signed_delta, square_file, square_rank)
 
 __all__ = ["CheckHarness"]
@@ -34,7 +35,7 @@ class CheckHarness(Harness):
         m.d.comb += [flag.move.eq(move), flag.planes.eq(view.planes), flag.state.eq(view.state),
                      flag.mover.eq(mover)]
         king = Signal(6, name="king")
-        m.d.comb += [king.eq(AnyConst(6)), Assume((view.opponent & view.of_type(KING)).bit_select(king, 1))]
+        m.d.comb += [king.eq(AnyConst(6)), Assume((view.opponent & view.of_type(PieceType.KING)).bit_select(king, 1))]
 
         def bit(square):
             return (Const(1, 64) << square)[:64]
@@ -50,7 +51,7 @@ class CheckHarness(Harness):
                                  (view.occupied & ~bit(move.frm) & ~Mux(move.en_passant, bit(victim), 0))
                                  | bit(move.to)))
         dest = Mux(move.castle, rook_to, move.to)
-        piece = Mux(move.castle, ROOK, Mux(move.promotion != 0, move.promotion, mover))
+        piece = Mux(move.castle, PieceType.ROOK, Mux(move.promotion != 0, move.promotion, mover))
 
         def attacks(kind, square, occupied):
             """Whether a piece of type ``kind`` of the side to move on ``square`` attacks the king."""
@@ -59,11 +60,11 @@ class CheckHarness(Harness):
             clear = (between_mask(square, king) & occupied) == 0
             straight = ((df == 0) | (dr == 0)) & (square != king) & clear
             diagonal = (adf == adr) & (adf != 0) & clear
-            return Mux(kind == PAWN, (adf == 1) & (Mux(white, dr, -dr) == 1),
-                   Mux(kind == KNIGHT, ((adf == 1) & (adr == 2)) | ((adf == 2) & (adr == 1)),
-                   Mux(kind == BISHOP, diagonal,
-                   Mux(kind == ROOK, straight,
-                   Mux(kind == QUEEN, straight | diagonal, 0)))))
+            return Mux(kind == PieceType.PAWN, (adf == 1) & (Mux(white, dr, -dr) == 1),
+                   Mux(kind == PieceType.KNIGHT, ((adf == 1) & (adr == 2)) | ((adf == 2) & (adr == 1)),
+                   Mux(kind == PieceType.BISHOP, diagonal,
+                   Mux(kind == PieceType.ROOK, straight,
+                   Mux(kind == PieceType.QUEEN, straight | diagonal, 0)))))
 
         gives = attacks(piece, dest, after)
         checking_already = attacks(mover, move.frm, view.occupied)
@@ -75,14 +76,14 @@ class CheckHarness(Harness):
             checks.check("the check flag is exact", checking_already | (flag.check == gives))
         else:
             for name, condition in (("a promotion checks along the file it leaves",
-                                     ~move.capture & (move.promotion == QUEEN) & flag.check
+                                     ~move.capture & (move.promotion == PieceType.QUEEN) & flag.check
                                      & (square_file(king) == square_file(move.frm))),
                                     ("a capture-promotion checks back along its diagonal",
-                                     move.capture & (move.promotion == BISHOP) & flag.check
+                                     move.capture & (move.promotion == PieceType.BISHOP) & flag.check
                                      & (between_mask(move.to, king).bit_select(move.frm, 1))),
                                     ("castling checks along the rank the king left",
                                      move.castle & flag.check & (square_rank(king) == square_rank(move.frm))),
-                                    ("a knight checks", (mover == KNIGHT) & flag.check),
+                                    ("a knight checks", (mover == PieceType.KNIGHT) & flag.check),
                                     ("a discovered check is not flagged", ~flag.check & discovered)):
                 checks.cover(name, condition & ~checking_already)
         return m

@@ -100,7 +100,7 @@ def build_search_model(config, log=None):
     from ...rtl.search import SearchEngine
     config = config.canonical()
     return _compile(f"search-{config.core}-{config.layout}", "search_driver.cc",
-                    lambda: design_rtlil(SearchEngine(config.layout, config.core)),
+                    lambda: design_rtlil(SearchEngine(layout=config.layout, core=config.core)),
                     f"the search engine ({config.core} core, {_layout_words(config)})", log)
 
 

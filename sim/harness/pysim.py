@@ -6,7 +6,7 @@ Use them from your own testbenches::
     from hwmovegen.rtl import MoveGenerator
     from hwmovegen.sim.harness import pysim as tb
 
-    dut = MoveGenerator("dense")
+    dut = MoveGenerator()
     sim = Simulator(dut)
     sim.add_clock(1e-8)
 

@@ -84,7 +84,7 @@ class PysimSearch:
 
     def __init__(self, config=GeneratorConfig(core="fast"), log=None):
         from ...rtl.search import SearchEngine      # elaborated only when a search is simulated
-        self.dut = SearchEngine(config.layout, config.core)
+        self.dut = SearchEngine(layout=config.layout, core=config.core)
 
     def prepare(self):
         """Nothing to build: the design is elaborated with the simulator."""

@@ -11,7 +11,7 @@ costs nothing extra.
 
 from functools import lru_cache
 
-from ...tables import TableKind, rays as table_rays
+from ...tables import BLACK, PieceType, TableKind, code_type, piece_code, rays as table_rays
 from ...tables.contracts import LEGAL_SETUP_CYCLES
 
 __all__ = ["attacked", "king_safe_after", "legal_moves", "setup_cycles", "make_squares", "rays",
@@ -24,18 +24,18 @@ def rays(kind, square):
     for the same rays at every node (a search asks millions of times)."""
     return tuple(tuple(ray) for ray in table_rays(kind, square))
 
-_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = 1, 2, 3, 4, 5, 6
 # the rays of a rook and a bishop from the square in question, and who attacks along them
-_SLIDERS = ((TableKind.ROOK, (_ROOK, _QUEEN)), (TableKind.BISHOP, (_BISHOP, _QUEEN)))
+_SLIDERS = ((TableKind.ROOK, (PieceType.ROOK, PieceType.QUEEN)),
+            (TableKind.BISHOP, (PieceType.BISHOP, PieceType.QUEEN)))
 
 
 def attacked(squares, square, by_black):
     """Whether a piece of colour ``by_black`` attacks ``square`` on ``squares`` (piece codes)."""
-    colour = 8 if by_black else 0
+    colour = BLACK if by_black else 0
 
     def holds(target, types):
         code = squares[target]
-        return code and (code & 8) == colour and (code & 7) in types
+        return code and (code & BLACK) == colour and code_type(code) in types
 
     for kind, types in _SLIDERS:
         for ray in rays(kind, square):
@@ -44,14 +44,14 @@ def attacked(squares, square, by_black):
                     if holds(node.to, types):
                         return True
                     break
-    for kind, piece in ((TableKind.KNIGHT, _KNIGHT), (TableKind.KING, _KING)):
+    for kind, piece in ((TableKind.KNIGHT, PieceType.KNIGHT), (TableKind.KING, PieceType.KING)):
         if any(holds(ray[0].to, (piece,)) for ray in rays(kind, square)[:8]):
             return True
     # a pawn attacks the two squares diagonally ahead of it (down the board for black)
     behind = square + (8 if by_black else -8)
     if not 0 <= behind < 64:
         return False
-    return any(holds(behind + side, (_PAWN,)) for side in (-1, 1) if 0 <= (square & 7) + side < 8)
+    return any(holds(behind + side, (PieceType.PAWN,)) for side in (-1, 1) if 0 <= (square & 7) + side < 8)
 
 
 def make_squares(squares, move, black):
@@ -62,7 +62,7 @@ def make_squares(squares, move, black):
     if move.en_passant:
         after[move.to - 8 if not black else move.to + 8] = 0
     if move.promotion:
-        piece = move.promotion | (piece & 8)
+        piece = move.promotion | (piece & BLACK)
     after[move.to] = piece
     if move.castle:
         rook_from, rook_to = (move.to + 1, move.to - 1) if move.to & 7 == 6 else (move.to - 2, move.to + 1)
@@ -79,7 +79,7 @@ def king_safe_after(position, move):
         if any(attacked(squares, square, not black) for square in path):
             return False
     after = make_squares(squares, move, black)
-    king = next(s for s, code in enumerate(after) if code == (_KING | (8 if black else 0)))
+    king = next(s for s, code in enumerate(after) if code == piece_code(PieceType.KING, black))
     return not attacked(after, king, not black)
 
 
@@ -92,7 +92,7 @@ def no_moves_verdict(position):
     """Of a position without legal moves: ``checkmate`` if the side to move's king is attacked,
     else ``stalemate``."""
     black = not position.white_to_move
-    king = position.squares.index(_KING | (8 if black else 0))
+    king = position.squares.index(piece_code(PieceType.KING, black))
     return "checkmate" if attacked(position.squares, king, not black) else "stalemate"
 
 

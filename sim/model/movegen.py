@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 import chess
 
-from ...tables import NodeKind, TableKind, get_layout, castle_right_for, table_kind, piece_code, rights_kept
+from ...tables import BLACK, CastleRight, NodeKind, code_is_black, TableKind, get_layout, castle_right_for, table_kind, piece_code, rights_kept
 from .legality import king_safe_after, legal_moves, make_squares, setup_cycles
 from ...tables.contracts import CAPTURE_BINS, core_contract, ORDER_LATENCY, ORDERS, PROMOTION_ORDER
 from .order import gives_check, order_bin, order_moves
@@ -55,14 +55,15 @@ _REJECTED_STATUS = (
     (chess.STATUS_INVALID_EP_SQUARE, "invalid en-passant square"),
 )
 
-_CASTLE_BITS = ((chess.BB_H1, 1), (chess.BB_A1, 2), (chess.BB_H8, 4), (chess.BB_A8, 8))
+_CASTLE_BITS = ((chess.BB_H1, CastleRight.WHITE_KINGSIDE), (chess.BB_A1, CastleRight.WHITE_QUEENSIDE),
+                (chess.BB_H8, CastleRight.BLACK_KINGSIDE), (chess.BB_A8, CastleRight.BLACK_QUEENSIDE))
 _CASTLE_LETTERS = ((chess.BB_H1, "K"), (chess.BB_A1, "Q"), (chess.BB_H8, "k"), (chess.BB_A8, "q"))
 
 
 def castling_bits(board):
     """The CastleRight bits of a python-chess Board (its cleaned castling rights)."""
     rights_mask = board.clean_castling_rights()
-    return sum(bit for mask, bit in _CASTLE_BITS if rights_mask & mask)
+    return int(sum(bit for mask, bit in _CASTLE_BITS if rights_mask & mask))
 
 
 class PositionError(ValueError):
@@ -198,8 +199,7 @@ class Position:
                         (move.frm + move.to) // 2 if move.double else None)
 
     def own_squares(self):
-        black = 0 if self.white_to_move else 8
-        return [sq for sq, code in enumerate(self.squares) if code and (code & 8) == black]
+        return [sq for sq, code in enumerate(self.squares) if code and code_is_black(code) != self.white_to_move]
 
 
 @dataclass
@@ -296,7 +296,7 @@ def generate(position, layout="dense", legal=False, order=None):
     if isinstance(layout, str):
         layout = get_layout(layout)
     squares = position.squares
-    stm_black = 0 if position.white_to_move else 8
+    stm_black = 0 if position.white_to_move else BLACK
     ep = position.ep_square
     result = Generation()
     moves = result.moves
@@ -311,7 +311,7 @@ def generate(position, layout="dense", legal=False, order=None):
             to = node.to
             target = squares[to]
             empty = target == 0
-            opponent = not empty and (target & 8) != stm_black
+            opponent = not empty and (target & BLACK) != stm_black
             node_kind = node.kind
             follow_pos = empty
             if node_kind == NodeKind.NORMAL:

@@ -36,13 +36,11 @@ module): a position is anything with ``squares`` (piece codes), ``white_to_move`
 
 from dataclasses import replace
 
-from ...tables import TableKind, castle_rook_move, code_type, table_kind
-from ...tables.contracts import CAPTURE_BINS, ORDERS, PROMOTION_BIN, QUIET_BIN
+from ...tables import PieceType, TableKind, castle_rook_move, code_type, piece_code, table_kind
+from ...tables.contracts import CAPTURE_BINS, ORDERS, PROMOTION_BIN, QUIET_BIN, capture_bin
 from .legality import make_squares, rays
 
 __all__ = ["gives_check", "order_bin", "order_moves"]
-
-_PAWN, _KING = 1, 6
 
 
 def gives_check(position, move):
@@ -52,9 +50,9 @@ def gives_check(position, move):
     after = make_squares(position.squares, move, black)
     square = castle_rook_move(move.to)[1] if move.castle else move.to
     code = after[square]
-    if code_type(code) == _KING:
+    if code_type(code) == PieceType.KING:
         return False
-    king = _KING | (0 if black else 8)
+    king = piece_code(PieceType.KING, not black)
     kind = table_kind(code)
     if kind in (TableKind.WPAWN, TableKind.BPAWN):
         # the capture rays of a pawn on its square: the two squares diagonally ahead
@@ -73,9 +71,9 @@ def gives_check(position, move):
 def order_bin(position, move):
     """The bin of ``move`` (a move of ``position``), 0..31: see the module's docstring."""
     if move.capture:
-        victim = _PAWN if move.en_passant else code_type(position.squares[move.to])
+        victim = PieceType.PAWN if move.en_passant else code_type(position.squares[move.to])
         attacker = code_type(position.squares[move.frm])
-        return (5 - victim) * 6 + (attacker - 1)
+        return capture_bin(victim, attacker)
     return PROMOTION_BIN if move.promotion else QUIET_BIN
 
 

@@ -95,7 +95,7 @@ def test_a_perft_array_is_exported_through_its_ports(tmp_path):
 def test_every_port_of_every_generator_has_a_meaning():
     for core in ("walker", "fast"):
         for legal in (False, True):
-            assert all(port.note for port in describe(MoveGenerator("dense", core, legal=legal), GENERATOR_NOTES))
+            assert all(port.note for port in describe(MoveGenerator(core=core, legal=legal), GENERATOR_NOTES))
 
 
 def test_rtlil(tmp_path):

@@ -90,7 +90,7 @@ class _Relay(WalkerCore):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.inner = inner = self.inner_class(self.layout)
+        m.submodules.inner = inner = self.inner_class(layout=self.layout)
         wiring.connect(m, wiring.flipped(self.rom), inner.rom)
         m.d.comb += [inner.start.eq(self.start), inner.planes.eq(self.planes), inner.state.eq(self.state),
                      self.start_ready.eq(inner.start_ready), self.busy.eq(inner.busy), self.done.eq(inner.done),

@@ -6,6 +6,7 @@ from amaranth.sim import Simulator
 
 from hwmovegen.rtl import MoveGenerator
 from hwmovegen.rtl.order import Order
+from hwmovegen.tables.contracts import SELECTABLE
 from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate, work
 from hwmovegen.sim.model.positions import random_boards
@@ -44,7 +45,7 @@ def test_fast_core_orders_each_position_as_chosen_at_start(suite):
                                                                                EN_PASSANT, KIWIPETE]]
               + random_boards(8, seed=11))
     orders = [list(Order)[i % 3] for i in range(len(boards))]
-    results = generate_under_backpressure(MoveGenerator("dense", "fast", order=True), boards, 0.6, orders)
+    results = generate_under_backpressure(MoveGenerator(core="fast", order=SELECTABLE), boards, 0.6, orders)
     checks = captures = 0
     for board, order, result in zip(boards, orders, results):
         model = _assert_ordered(board, ORDER_NAMES[order], result, "fast", False)
@@ -56,14 +57,14 @@ def test_fast_core_orders_each_position_as_chosen_at_start(suite):
 def test_legality_stage_then_order_on_the_walker(suite):
     boards = [r.board for r in suite[:4]] + [chess.Board(f) for f in RULES[:6]] + random_boards(4, seed=12)
     for order in (Order.MVV_LVA, Order.CAPTURES):
-        results = generate_under_backpressure(MoveGenerator("dense", "walker", legal=True, order=order), boards, 0.7)
+        results = generate_under_backpressure(MoveGenerator(core="walker", legal=True, order=order), boards, 0.7)
         for board, result in zip(boards, results):
             _assert_ordered(board, ORDER_NAMES[order], result, "walker", True)
 
 
 def test_back_to_back_ordered_positions_stay_exact():
     boards = [chess.Board()] + [chess.Board(f) for f in RULES] + random_boards(12, seed=13)
-    dut = MoveGenerator("dense", "fast", order=Order.MVV_LVA)
+    dut = MoveGenerator(core="fast", order=Order.MVV_LVA)
     out = {}
 
     async def bench(ctx):

@@ -1,6 +1,9 @@
 """The geometry every layout is built from: rays, node kinds, castling."""
 
-from hwmovegen.tables import TableKind, NodeKind, chain, rays, castle_rays
+from hwmovegen.tables import (CastleRight, Direction, PieceType, TableKind, NodeKind, castle_right_for, chain, rays,
+                              castle_rays, rights_kept)
+from hwmovegen.tables.contracts import CAPTURE_BINS, capture_bin
+from hwmovegen.tables.geometry import KING_DIRECTIONS
 
 from ..helpers import chains
 
@@ -63,3 +66,37 @@ def test_castling_rays_only_on_e1_and_e8():
     for square in SQUARES:
         assert bool(castle_rays(square)) == (square in (4, 60))
     assert [[n.to for n in ray] for ray in castle_rays(4)] == [[5, 6], [3, 1, 2]]
+
+
+def test_piece_types_are_python_chess_types():
+    import chess
+    assert [int(t) for t in PieceType] == [chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN,
+                                           chess.KING]
+    assert [t.name for t in PieceType] == [chess.piece_name(t).upper() for t in chess.PIECE_TYPES]
+    # the tables a non-pawn walks are numbered by its type
+    assert all(TableKind[t.name] == t for t in PieceType if t != PieceType.PAWN)
+
+
+def test_directions_name_their_steps():
+    steps = {"N": (0, 1), "NE": (1, 1), "E": (1, 0), "SE": (1, -1), "S": (0, -1), "SW": (-1, -1), "W": (-1, 0),
+             "NW": (-1, 1)}
+    assert {d.name: KING_DIRECTIONS[d] for d in Direction} == steps
+
+
+def test_castle_rights_are_the_state_register_bits():
+    assert [castle_right_for(to) for to in (6, 2, 62, 58)] == [CastleRight.WHITE_KINGSIDE,
+                                                               CastleRight.WHITE_QUEENSIDE,
+                                                               CastleRight.BLACK_KINGSIDE,
+                                                               CastleRight.BLACK_QUEENSIDE]
+    assert [int(right) for right in CastleRight] == [1, 2, 4, 8]
+    assert rights_kept(4) == CastleRight.BLACK_KINGSIDE | CastleRight.BLACK_QUEENSIDE
+    assert rights_kept(63) == 0b1111 & ~CastleRight.BLACK_KINGSIDE
+    assert rights_kept(27) == 0b1111
+
+
+def test_capture_bins_order_victims_then_attackers():
+    bins = {(victim, attacker): capture_bin(victim, attacker)
+            for victim in PieceType if victim != PieceType.KING for attacker in PieceType}
+    assert sorted(bins.values()) == list(range(CAPTURE_BINS))
+    assert bins[PieceType.QUEEN, PieceType.PAWN] == 0
+    assert bins[PieceType.QUEEN, PieceType.KING] < bins[PieceType.ROOK, PieceType.PAWN]
