@@ -221,7 +221,7 @@ class SearchEngine(wiring.Component):
             lists.write_data.eq(moves.payload),
             applier.commands.payload.move.eq(lists.read_data),
         ]
-        list_slot = Signal(8)
+        list_slot = Signal(LIST_BITS)
         m.d.comb += lists.addr.eq(Cat(Mux(lists.write, list_slot, indices[ply][:LIST_BITS]), ply))
         m.d.comb += list_slot.eq(Mux(is_hint, 0, written + 1))
 
