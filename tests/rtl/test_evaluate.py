@@ -13,9 +13,9 @@ from amaranth.sim import Simulator
 from hwmovegen.rtl.apply import MoveApplier
 from hwmovegen.rtl.board import BoardRAM
 from hwmovegen.rtl.evaluate import InCheck, PositionTerms
-from hwmovegen.sim import testbench as tb
+from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.model import Position, generate
-from hwmovegen.sim.wire import word_from_move
+from hwmovegen.sim.harness.wire import word_from_move
 from hwmovegen.tables.eval import evaluate, white_terms
 
 from ..helpers import EN_PASSANT, KIWIPETE, POSITION3, PROMOTIONS
