@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The public components take their options by keyword and refuse bad ones at construction,
 every problem in one error."""
 
