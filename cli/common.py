@@ -68,6 +68,7 @@ def add_backend(parser, hardware_only=False):
     choices = [name for name in BACKENDS if not hardware_only or name != "model"]
     parser.add_argument("--backend", default=DEFAULT_BACKEND, choices=choices,
                         help="cxxrtl: the RTL compiled with CXXRTL (default; pysim without a C++ compiler); "
+                             "verilator: the Verilog compiled by Verilator (cxxrtl without it); "
                              "pysim: the RTL in Amaranth's simulator"
                              + ("" if hardware_only else "; model: the golden model"))
 
@@ -135,7 +136,7 @@ def backend(args, core=None, **options):
     from ..sim.cxxrtl import BackendUnavailable
     try:
         chosen = get_backend(args.backend, config(args, core=core or args.core), log=log(args), **options)
-        if chosen.name == "cxxrtl":
+        if getattr(chosen, "compiled", False):
             chosen.prepare()
     except KeyError as error:
         raise CliError(error.args[0]) from None

@@ -169,7 +169,7 @@ def _steps(bar):
 
 def _perft_in_hardware(args, board):
     if args.backend == "model":
-        raise CliError("--in-hardware runs the simulated hardware: --backend cxxrtl or pysim")
+        raise CliError("--in-hardware runs the simulated hardware: --backend cxxrtl, verilator or pysim")
     check_perft_depth(args.depth, args.backend, in_hardware=True, force=args.force)
     check_engines(args.engines, args.force)
     from ..sim.cxxrtl import BackendUnavailable

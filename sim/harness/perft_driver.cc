@@ -1,0 +1,68 @@
+// C++ driver for a compiled model (CXXRTL or Verilator) of hwmovegen's PerftArray.
+//
+// The host loads the root, starts the walk and reads the counters; the walk itself
+// runs in the simulated hardware. Python calls hwmg_perft_run in slices of cycles
+// (for its progress line), never once per clock. Built with the design's model; see driver.h.
+
+#include <cstdint>
+#include "driver.h"
+
+using hwmg::get;
+using hwmg::put;
+
+namespace {
+
+using counter_words = hwmg::Words<PORT_TYPE(counters)>;
+
+// Each cycle is stepped to its settled outputs (CXXRTL: `hierarchical`): the outputs read after
+// a tick are the new cycle's. The walk needs only `busy`, `done` and the counters.
+struct Perft : hwmg::Clocked {
+    bool running = false;
+    Perft() { hierarchical = true; }
+};
+
+}  // namespace
+
+extern "C" {
+
+void *hwmg_create(uint64_t) {
+    Perft *p = new Perft;
+    p->reset();
+    return p;
+}
+
+void hwmg_destroy(void *handle) { delete static_cast<Perft *>(handle); }
+
+uint64_t hwmg_clock_cycles(void *handle) { return static_cast<Perft *>(handle)->clock_cycles; }
+
+int hwmg_counter_words() { return counter_words::count; }
+
+// Load the root position image and start a walk of `depth` plies. Returns 0, or -1 if the
+// array is busy.
+int hwmg_perft_start(void *handle, const uint8_t *image, int depth) {
+    Perft *p = static_cast<Perft *>(handle);
+    p->load(image);
+    if (get<bool>(p->PORT(busy))) return -1;
+    put<uint32_t>(p->PORT(depth), depth);
+    put<bool>(p->PORT(start), true);
+    p->tick();
+    put<bool>(p->PORT(start), false);
+    p->running = true;
+    return 0;
+}
+
+// Clock the walk for at most `cycles` cycles. Returns 1 when it is done (the counters'
+// words in `words`), 0 while it goes on.
+int hwmg_perft_run(void *handle, uint64_t cycles, uint32_t *words) {
+    Perft *p = static_cast<Perft *>(handle);
+    for (uint64_t i = 0; i < cycles && p->running; i++) {
+        if (get<bool>(p->PORT(done))) {
+            for (int w = 0; w < counter_words::count; w++) words[w] = counter_words::word(p->PORT(counters), w);
+            p->running = false;
+        }
+        p->tick();
+    }
+    return p->running ? 0 : 1;
+}
+
+}  // extern "C"
