@@ -14,7 +14,7 @@ from ..tables import LAYOUTS
 from ..tables.contracts import GeneratorConfig
 from .validate import MAX_LOCAL_WORKERS, CliError, cluster_spec, positive_float, positive_int, probability
 
-__all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
+__all__ = ["CliError", "DefaultBackend", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
            "add_positions", "add_ready", "positive_int", "positive_float", "probability", "positions", "log",
            "progress", "print_rows", "print_table", "config", "backend", "add_cluster", "cluster_session",
            "cluster_rows"]
@@ -64,11 +64,17 @@ def add_order(parser, stage="the hardware's ordering stage"):
                              "order (default: no ordering stage, no check flags)")
 
 
+class DefaultBackend(str):
+    """The --backend nobody gave: a command whose designs another simulator runs fastest (perft
+    in hardware) may choose that one instead."""
+
+
 def add_backend(parser, hardware_only=False):
     choices = [name for name in BACKENDS if not hardware_only or name != "model"]
-    parser.add_argument("--backend", default=DEFAULT_BACKEND, choices=choices,
+    parser.add_argument("--backend", default=DefaultBackend(DEFAULT_BACKEND), choices=choices,
                         help="cxxrtl: the RTL compiled with CXXRTL (default; pysim without a C++ compiler); "
-                             "verilator: the Verilog compiled by Verilator (cxxrtl without it); "
+                             "verilator: the Verilog compiled by Verilator (cxxrtl without it; the default of "
+                             "perft --in-hardware where installed); "
                              "pysim: the RTL in Amaranth's simulator"
                              + ("" if hardware_only else "; model: the golden model"))
 

