@@ -1,6 +1,6 @@
 """The search engine in pysim against the golden model's search: best move, score, bound, PV and
-every counter but cycles, node for node (few positions, small depths: the compiled sweep in
-a compiled sweep of hundreds is the next step)."""
+every counter but cycles, node for node (few positions, small depths: a compiled sweep of hundreds
+is the next step)."""
 
 import chess
 import chess.polyglot
