@@ -373,19 +373,24 @@ class SearchEngine(wiring.Component):
                 with m.If(~applier.busy):
                     m.next = "ENTER"
 
-            with m.State("RETURN"):         # `ret` is the node's value: back to its parent
-                with m.If(ply == 0):
-                    m.next = "FINISH"
-                with m.Else():
+            def unmake(state, then):
+                """``state`` unmakes the move that led here (at the root: FINISH), ``state + "ING"``
+                waits for it, then ``then``."""
+                with m.State(state):
+                    with m.If(ply == 0):
+                        m.next = "FINISH"
+                    with m.Else():
+                        count("apply_cycles")
+                        m.d.comb += [applier.commands.valid.eq(1), applier.commands.payload.unmake.eq(1)]
+                        with m.If(applier.commands.ready):
+                            m.d.sync += ply.eq(ply - 1)
+                            m.next = state + "ING"
+                with m.State(state + "ING"):
                     count("apply_cycles")
-                    m.d.comb += [applier.commands.valid.eq(1), applier.commands.payload.unmake.eq(1)]
-                    with m.If(applier.commands.ready):
-                        m.d.sync += ply.eq(ply - 1)
-                        m.next = "UNMAKING"
-            with m.State("UNMAKING"):
-                count("apply_cycles")
-                with m.If(~applier.busy):
-                    m.next = "SCORE"
+                    with m.If(~applier.busy):
+                        m.next = then
+
+            unmake("RETURN", "SCORE")       # `ret` is the node's value: back to its parent
             with m.State("SCORE"):          # the child's value, negated, against the window
                 with m.If(child >= beta):
                     count("cutoffs")
@@ -409,19 +414,7 @@ class SearchEngine(wiring.Component):
                     m.d.sync += pv_lengths[ply].eq(below + 1)
                     m.next = "NEXT"
 
-            with m.State("UNWIND"):         # aborted: every move unmade, back to the root
-                with m.If(ply == 0):
-                    m.next = "FINISH"
-                with m.Else():
-                    count("apply_cycles")
-                    m.d.comb += [applier.commands.valid.eq(1), applier.commands.payload.unmake.eq(1)]
-                    with m.If(applier.commands.ready):
-                        m.d.sync += ply.eq(ply - 1)
-                        m.next = "UNWINDING"
-            with m.State("UNWINDING"):
-                count("apply_cycles")
-                with m.If(~applier.busy):
-                    m.next = "UNWIND"
+            unmake("UNWIND", "UNWIND")      # aborted: every move unmade, back to the root
 
             with m.State("FINISH"):
                 score = Mux(aborted, alphas[0], ret)

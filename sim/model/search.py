@@ -188,17 +188,7 @@ class _Search:
             return -(MATE - ply) if in_check(position) else 0
         if ply == 0:
             self.root_moves = moves
-        for move in moves:
-            score = self._child(position, move, clock, node_key, depth, alpha, beta, ply, None)
-            if score >= beta:
-                self.cutoffs += 1
-                return beta
-            if score > alpha:
-                alpha = score
-                self.pv[ply] = [move] + self.pv[ply + 1]
-            if ply == 0:
-                self.root_alpha = alpha
-        return alpha
+        return self._each(position, moves, clock, node_key, depth, alpha, beta, ply, None)
 
     def quiesce(self, position, clock, alpha, beta, ply, q):
         self.qnodes += 1
@@ -225,14 +215,21 @@ class _Search:
             legal, moves = self._moves(position, ply, "captures")
             if not legal:
                 return 0
+        return self._each(position, moves, clock, node_key, 0, alpha, beta, ply, q)
+
+    def _each(self, position, moves, clock, node_key, depth, alpha, beta, ply, q):
+        """The moves of a node searched in turn (full width or quiescence, ``q`` None or its ply):
+        a beta cutoff returns beta, a better score raises alpha and takes the child's line."""
         for move in moves:
-            score = self._child(position, move, clock, node_key, 0, alpha, beta, ply, q)
+            score = self._child(position, move, clock, node_key, depth, alpha, beta, ply, q)
             if score >= beta:
                 self.cutoffs += 1
                 return beta
             if score > alpha:
                 alpha = score
                 self.pv[ply] = [move] + self.pv[ply + 1]
+            if ply == 0:
+                self.root_alpha = alpha
         return alpha
 
 
