@@ -24,7 +24,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..tables.contracts import MAX_MOVES, MAX_PLIES
+from ..tables.contracts import MAX_LEGAL_MOVES, MAX_MOVES, MAX_PLIES
 from .apply import MoveApplier
 from .board import LoadSignature
 from .leafcount import LeafCounter
@@ -45,7 +45,7 @@ SPLIT_PLY = 2           # the tasks: the nodes two plies below the root (400 fro
 
 def task_bits(split_ply):
     """Bits of a task number: the nodes at the split ply, with room to run past the last."""
-    return (218 ** split_ply + 256).bit_length()
+    return (MAX_LEGAL_MOVES ** split_ply + MAX_MOVES).bit_length()
 
 
 class PerftControlSignature(wiring.Signature):

@@ -16,12 +16,13 @@ from .layouts import LAYOUTS
 
 __all__ = ["CoreContract", "CORE_CONTRACTS", "core_contract", "CORE_NAMES", "LAYOUT_NAMES", "LAYOUT_IDS", "GeneratorConfig",
            "ORDERS", "ORDER_BINS", "CAPTURE_BINS", "capture_bin", "PROMOTION_BIN", "QUIET_BIN", "ORDER_LATENCY",
-           "LEGAL_SETUP_CYCLES", "MAX_PLIES", "MAX_MOVES", "PROMOTION_ORDER", "SELECTABLE"]
+           "LEGAL_SETUP_CYCLES", "MAX_PLIES", "MAX_LEGAL_MOVES", "MAX_MOVES", "PROMOTION_ORDER", "SELECTABLE"]
 
 # -- the perft engines -------------------------------------------------------------------------
 
 MAX_PLIES = 8           # the engines' stacks: the deepest perft in hardware, the host link's depth limit
-MAX_MOVES = 256         # a ply's move list (no legal position has more than 218 moves)
+MAX_LEGAL_MOVES = 218   # the most legal moves of any position (the known maximum)
+MAX_MOVES = 256         # a ply's move list: room for MAX_LEGAL_MOVES, a power of two
 
 # -- moves -------------------------------------------------------------------------------------
 
