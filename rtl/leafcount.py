@@ -39,7 +39,6 @@ from amaranth.lib.wiring import In, Out
 
 from ..tables import Direction, rights_kept
 from ..tables.lines import KING_STEPS, KNIGHT_STEPS, axis, is_diagonal, opposite, square_mask
-from ..tables.contracts import MAX_LEGAL_MOVES
 from .bitboards import at_least_two, flip_ranks, orient, popcount, shifted, slide, spread, wire
 from .board import BoardRAM, BoardView, LoadSignature
 from .core import PLANES
@@ -47,7 +46,7 @@ from .types import BoardState, Move
 
 __all__ = ["LeafCounter", "LeafCounterTop", "COUNT_WIDTH", "LATENCY"]
 
-COUNT_WIDTH = MAX_LEGAL_MOVES.bit_length()     # every set's bits together fit a legal position's count
+COUNT_WIDTH = 11            # legal positions have at most 218 moves; every set's bits together fit 11
 ALL = (1 << 64) - 1
 RANK = [0xFF << (8 * r) for r in range(8)]
 
