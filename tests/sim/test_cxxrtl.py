@@ -99,7 +99,7 @@ def test_perft_depth_3_through_the_fast_core(fast, suite):
 
 def test_the_compile_estimate_is_measured_here(tmp_path, monkeypatch):
     """The compile notice quotes the design's last compile time in this cache, else the others'."""
-    from hwmovegen.sim import cxxrtl
+    from hwmovegen.sim.cxxrtl import build as cxxrtl
     monkeypatch.setenv("HWMOVEGEN_CACHE", str(tmp_path))
     assert cxxrtl._estimate("walker-dense") == "not timed here before: minutes for the larger designs"
     cxxrtl._keep_time("fast-dense", 211.4)
