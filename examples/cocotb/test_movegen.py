@@ -22,6 +22,7 @@ from hwmovegen.sim.drivers.compare import check
 from hwmovegen.sim.model.epd import cpw_records
 from hwmovegen.sim.model import Position, generate
 from hwmovegen.sim.model.positions import random_boards
+from hwmovegen.tables.contracts import GeneratorConfig
 
 with open(os.environ["HWMOVEGEN_PORTS"]) as file:
     EXPORT = json.load(file)        # what was exported: core, layout, legal
@@ -41,7 +42,8 @@ async def check_positions(dut, boards, ready=None, legal=EXPORT["legal"], all_mo
     for board in boards:
         hardware = await tb.generate(dut, board, ready=ready, all_moves=all_moves)
         model = generate(Position.from_board(board), EXPORT["layout"], legal=legal)
-        problem = check(board, hardware, model, EXPORT["core"], legal)
+        problem = check(board, hardware, model, GeneratorConfig(core=EXPORT["core"], layout=EXPORT["layout"],
+                                                                legal=legal))
         assert problem is None, problem.report()
         moves, cycles, stalls = moves + len(hardware.moves), cycles + hardware.cycles, stalls + hardware.stalls
     dut._log.info("%d positions, %d %s moves in %d cycles (%d stalls): equal to the golden model",
