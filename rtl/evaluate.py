@@ -30,7 +30,7 @@ from .board import BoardView, EditSignature
 from .core import PLANES
 from .types import BoardState
 
-__all__ = ["PieceTerms", "PositionTerms", "InCheck", "TERM_BITS", "terms_rom", "keys_rom"]
+__all__ = ["PieceTerms", "PositionTerms", "InCheck", "TERM_BITS", "terms_rom", "keys_rom", "follow_board"]
 
 TERM_BITS = 16              # |mg|, |eg| of a legal position stay far below 2**15
 _PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = 1, 2, 3, 4, 5, 6
@@ -197,3 +197,13 @@ class InCheck(wiring.Component):
                      | (pawn_squares & view.of_type(_PAWN)) | (spread(king, KING_STEPS) & view.of_type(_KING)))
         m.d.comb += self.check.eq((attackers & theirs).any())
         return m
+
+
+def follow_board(m, planes, state, edit, terms, in_check):
+    """Wire the search's readings to the board they follow: ``terms`` and ``in_check`` read its
+    ``planes`` and ``state``, and ``terms`` sees every write of the applier's ``edit`` port (the
+    board's own edge: the evaluation and key change with the board)."""
+    m.d.comb += [terms.planes.eq(planes), terms.state.eq(state),
+                 in_check.planes.eq(planes), in_check.state.eq(state)]
+    for name in ("square_en", "square", "code", "state_en", "state"):
+        m.d.comb += getattr(terms.edit, name).eq(getattr(edit, name))

@@ -27,11 +27,11 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..tables.contracts import CORE_NAMES, LAYOUT_NAMES, MAX_MOVES, SELECTABLE
-from ..tables.search import (BOUNDS, COUNTERS, INF, MATE, MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE, MAX_SEARCH_PLIES,
+from ..tables.search import (BOUNDS, COUNTERS, MATE, MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE, MAX_SEARCH_PLIES,
                              SCORE_BITS)
 from .apply import MoveApplier
 from .board import LoadSignature
-from .evaluate import InCheck, PositionTerms
+from .evaluate import InCheck, PositionTerms, follow_board
 from .movegen import MoveGenerator
 from .order import Order
 from .options import Options
@@ -147,11 +147,8 @@ class SearchEngine(wiring.Component):
         m.submodules.lists = lists = MoveLists(P * MAX_MOVES)
         wiring.connect(m, wiring.flipped(self.load), gen.load)
         wiring.connect(m, applier.edit, gen.edit)
-        m.d.comb += [applier.planes.eq(gen.planes), applier.state.eq(gen.board_state),
-                     terms.planes.eq(gen.planes), terms.state.eq(gen.board_state),
-                     in_check.planes.eq(gen.planes), in_check.state.eq(gen.board_state)]
-        for name in ("square_en", "square", "code", "state_en", "state"):
-            m.d.comb += getattr(terms.edit, name).eq(getattr(applier.edit, name))
+        m.d.comb += [applier.planes.eq(gen.planes), applier.state.eq(gen.board_state)]
+        follow_board(m, gen.planes, gen.board_state, applier.edit, terms, in_check)
 
         # ---- the request, latched at start
         request = Signal(SearchRequest)

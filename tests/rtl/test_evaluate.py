@@ -12,7 +12,7 @@ from amaranth.sim import Simulator
 
 from hwmovegen.rtl.apply import MoveApplier
 from hwmovegen.rtl.board import BoardRAM
-from hwmovegen.rtl.evaluate import InCheck, PositionTerms
+from hwmovegen.rtl.evaluate import InCheck, PositionTerms, follow_board
 from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.model import Position, generate
 from hwmovegen.sim.harness.wire import word_from_move
@@ -28,11 +28,8 @@ def _bench():
     m.submodules.terms = terms = PositionTerms()
     m.submodules.check = check = InCheck()
     wiring.connect(m, applier.edit, board.edit)
-    m.d.comb += [applier.planes.eq(board.planes), applier.state.eq(board.state),
-                 terms.planes.eq(board.planes), terms.state.eq(board.state),
-                 check.planes.eq(board.planes), check.state.eq(board.state)]
-    for name in ("square_en", "square", "code", "state_en", "state"):
-        m.d.comb += getattr(terms.edit, name).eq(getattr(applier.edit, name))
+    m.d.comb += [applier.planes.eq(board.planes), applier.state.eq(board.state)]
+    follow_board(m, board.planes, board.state, applier.edit, terms, check)
     return m, board, applier, terms, check
 
 
