@@ -10,8 +10,10 @@ from hwmovegen.sim.model.positions import random_boards
 @pytest.fixture(scope="session", autouse=True)
 def model_cache(tmp_path_factory):
     """Compiled CXXRTL models go to a cache that is new for every test run (so the suite
-    always exercises the real build) and is removed when the run ends."""
-    path = tmp_path_factory.mktemp("hwmovegen-cache")
+    always exercises the real build) and is removed when the run ends. A developer iterating on
+    one test may name a cache to keep in ``HWMOVEGEN_TEST_CACHE``; CI never sets it."""
+    kept = os.environ.get("HWMOVEGEN_TEST_CACHE")
+    path = tmp_path_factory.mktemp("hwmovegen-cache") if not kept else kept
     saved = os.environ.get("HWMOVEGEN_CACHE")
     os.environ["HWMOVEGEN_CACHE"] = str(path)
     yield path
@@ -19,7 +21,8 @@ def model_cache(tmp_path_factory):
         os.environ.pop("HWMOVEGEN_CACHE", None)
     else:
         os.environ["HWMOVEGEN_CACHE"] = saved
-    shutil.rmtree(path, ignore_errors=True)
+    if not kept:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
