@@ -26,7 +26,7 @@ from amaranth.lib import wiring
 
 from ...tables import PieceType, TableKind, chain, get_layout
 from ..movegen import CORES
-from .harness import Harness, free_legal_position, move_checks
+from .harness import Harness, elaborated, free_legal_position, in_state, internal, move_checks
 
 __all__ = ["GENERATOR_PROPERTIES", "GeneratorHarness", "walk_limit"]
 
@@ -102,7 +102,7 @@ class GeneratorHarness(Harness):
 
     def elaborate(self, platform):
         m, checks = self.module()
-        m.submodules.generator = self.generator
+        generator = elaborated(m, "generator", self.generator, platform)
         dut = self.generator.core
         prop = self.prop
 
@@ -149,6 +149,7 @@ class GeneratorHarness(Harness):
                          dut.done & (outstanding == 1))
             checks.check("busy exactly while a started position is not done",
                          dut.busy == ((outstanding - dut.done) != 0))
+            self.stream_invariants(checks, _core_fragment(generator), outstanding)
 
         elif prop == "soundness":
             between = AnyConst(6)
@@ -216,3 +217,41 @@ class GeneratorHarness(Harness):
             for name, condition in kinds.items():
                 checks.cover(name, transfer & condition)
         return m
+
+    def stream_invariants(self, checks, core, outstanding):
+        """What k-induction needs beyond the stream's rules: the registers behind the ports,
+        tied to each other and to the harness's count of open positions. Without them the
+        induction step starts from states reset never reaches (a FIFO holding moves of no
+        position, pointers that disagree with its count, a done pulse beside a busy walk)."""
+        if self.core == "walker":
+            walker_state = internal(core, "walker.fsm_state")
+            busy, done = internal(core, "walker.busy"), internal(core, "walker.done")
+            count, promo_index = internal(core, "fifo.count"), internal(core, "fifo.promo_index")
+            read_ptr, write_ptr = internal(core, "fifo.read_ptr"), internal(core, "fifo.write_ptr")
+            idle = in_state(walker_state, "IDLE")
+            # the walk's busy flag is its FSM's: set leaving IDLE, cleared entering it
+            checks.check("invariant: the walker is busy exactly outside IDLE", busy == ~idle)
+            # a position is open from its start until the cycle of its done pulse, one at a time
+            checks.check("invariant: one position open, while busy or done", outstanding == (busy | done))
+            checks.check("invariant: done only in IDLE", ~done | idle)
+            # the FIFO: the walker writes below almost full (3), so at most 3 entries, and the
+            # write pointer leads the read pointer by the count (a write never hits the head)
+            checks.check("invariant: the FIFO holds at most three moves", count <= 3)
+            checks.check("invariant: the FIFO's pointers differ by its count",
+                         (write_ptr - read_ptr)[:2] == count[:2])
+            # a promotion's four moves start at the queen: no expansion left in an empty FIFO
+            checks.check("invariant: no promotion under way in an empty FIFO", (count != 0) | (promo_index == 0))
+            # moves enter the FIFO only while the walker runs, and it drains before IDLE
+            checks.check("invariant: the FIFO is empty before the walk runs",
+                         (count == 0) | ~(idle | in_state(walker_state, "FILL") | in_state(walker_state, "LAUNCH")))
+
+
+def _core_fragment(generator):
+    """The core's elaborated fragment: the tests' copies with injected bugs wrap the real core
+    as their submodule ``inner``."""
+    core = [sub for sub, name, _ in generator.subfragments if name == "core"][0]
+    while True:
+        inner = [sub for sub, name, _ in core.subfragments if name == "inner"]
+        if not inner:
+            return core
+        core = inner[0]

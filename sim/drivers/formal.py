@@ -96,7 +96,7 @@ class FormalResult:
     engine: str
     mode: str
     depth: int
-    status: str             # "pass", "fail", "error"
+    status: str             # "pass", "fail", "unproven" (the induction step fails), "error"
     seconds: float
     failed: list = field(default_factory=list)      # the failing checks' or unreached covers' names
     vcd: str = None
@@ -105,12 +105,14 @@ class FormalResult:
 
     @property
     def reach(self):
-        """What the depth means for the table: "proved", "depth N" or "covered in N"."""
+        """What was shown, for the table: "proved (k-induction, k=N)" for all time, "checked to
+        depth N" from reset (a bounded check, or a proof whose induction did not close: its
+        basecase), or "covered in N"."""
         if self.mode == "prove" and self.status == "pass":
-            return "proved"
+            return f"proved (k-induction, k={self.depth})"
         if self.mode == "cover":
             return f"covered in {self.depth}"
-        return f"depth {self.depth}"
+        return f"checked to depth {self.depth}"
 
     def as_dict(self):
         return {"property": self.property, "core": self.core, "engine": self.engine, "mode": self.mode,
@@ -181,16 +183,20 @@ def build_harness(name, core, core_class=None):
     return harness(name, core, core_class=core_class, **options)
 
 
-def run_property(name, core="walker", depth=None, workdir=None, core_class=None, timeout=None, engine=None):
+def run_property(name, core="walker", depth=None, workdir=None, core_class=None, timeout=None, engine=None,
+                 mode=None):
     """Check property ``name`` for ``core``: a FormalResult. ``workdir``: where the sby
     run goes (a fresh folder below it; default a temporary folder, removed unless the run
     failed). ``core_class``: a replacement core (the tests inject bugs with it). ``engine``:
-    another sby engine line than the property's (one of ``ENGINES``)."""
+    another sby engine line than the property's (one of ``ENGINES``). ``mode``: another sby
+    mode than the property's (``"bmc"`` for a proof's basecase alone)."""
     if name not in PROPERTIES:
         raise KeyError(f"unknown property {name!r} (choose from {', '.join(PROPERTIES)})")
     spec = PROPERTIES[name]
     if engine is not None:
         spec = replace(spec, engine=engine)
+    if mode is not None:
+        spec = replace(spec, mode=mode)
     depth = depth or spec.depth_for(core)
     core_label = core if spec.per_core else "-"
     keep = workdir is not None
@@ -226,23 +232,46 @@ def run_property(name, core="walker", depth=None, workdir=None, core_class=None,
     (folder / "sby.log").write_text(log)
     done = re.search(r"DONE \((\w+), rc=(\d+)\)", log)
     verdict = done.group(1) if done else ("TIMEOUT" if "TIMEOUT" in log else "ERROR")
+    induction_trace = folder / "check" / "engine_0" / "trace_induct.vcd"
     if verdict == "PASS":
         result.status = "pass"
     elif verdict == "FAIL":
         result.status = "fail"
         if spec.mode == "cover":
             result.failed = sorted(set(_cover_names(folder, log, reached=False)))
-        traces = sorted((folder / "check").glob("engine_*/trace*.vcd"))
+        traces = sorted((folder / "check").glob("engine_*/trace.vcd"))
         if traces and spec.mode != "cover":
-            result.vcd = str(traces[0])
-            signals = read_vcd(traces[0])
-            result.failed = failed_checks(signals) or ["an assertion (unnamed)"]
-            result.fen = position_fen(signals)
+            _read_counterexample(result, traces[0])
+    elif spec.mode == "prove" and "Temporal induction failed" in log and induction_trace.exists():
+        # sby stops the basecase when the induction step fails first: whether the failure is
+        # real (reachable from reset) is the basecase's to say, so run it to the end on its own
+        check = run_property(name, core, depth, workdir=base / "basecase", core_class=core_class,
+                             timeout=timeout, engine=engine, mode="bmc")
+        result.seconds = time.monotonic() - started
+        if check.status == "fail":
+            result.status, result.failed, result.vcd, result.fen = "fail", check.failed, check.vcd, check.fen
+            result.message = f"a counterexample from reset within {depth} steps"
+        elif check.status == "pass":
+            # no bug within k steps, but the step from k good states to a bad one exists: from
+            # a state reset never reaches (an invariant is missing) or beyond the basecase's depth
+            result.status = "unproven"
+            _read_counterexample(result, induction_trace)
+            result.message = (f"the induction step fails at k={depth} (from a state the basecase does not "
+                              f"reach: an invariant missing, or k too short); checked to depth {depth}")
+        else:
+            result.message = check.message or "the basecase did not finish"
     else:
         result.message = _last_error(log) or verdict.lower()
     if not keep and result.status == "pass":
         shutil.rmtree(base, ignore_errors=True)
     return result
+
+
+def _read_counterexample(result, vcd):
+    result.vcd = str(vcd)
+    signals = read_vcd(vcd)
+    result.failed = failed_checks(signals) or ["an assertion (unnamed)"]
+    result.fen = position_fen(signals)
 
 
 def _stop(process):
