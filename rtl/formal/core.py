@@ -26,7 +26,7 @@ from amaranth.lib import wiring
 
 from ...tables import PieceType, TableKind, chain, get_layout
 from ..movegen import CORES
-from .harness import Harness, elaborated, free_legal_position, in_state, internal, move_checks
+from .harness import Harness, elaborated, free_legal_position, in_state, internal, known_state, move_checks
 
 __all__ = ["GENERATOR_PROPERTIES", "GeneratorHarness", "walk_limit"]
 
@@ -229,6 +229,7 @@ class GeneratorHarness(Harness):
             count, promo_index = internal(core, "fifo.count"), internal(core, "fifo.promo_index")
             read_ptr, write_ptr = internal(core, "fifo.read_ptr"), internal(core, "fifo.write_ptr")
             idle = in_state(walker_state, "IDLE")
+            checks.check("invariant: the walker is in one of its states", known_state(walker_state))
             # the walk's busy flag is its FSM's: set leaving IDLE, cleared entering it
             checks.check("invariant: the walker is busy exactly outside IDLE", busy == ~idle)
             # a position is open from its start until the cycle of its done pulse, one at a time

@@ -12,7 +12,7 @@ from ..board import BoardView
 from ..core import PLANES
 from ..types import BoardState, Move
 
-__all__ = ["internal", "in_state", "elaborated", "legal_position", "free_position",
+__all__ = ["internal", "in_state", "known_state", "elaborated", "legal_position", "free_position",
            "free_legal_position", "free_sound_move", "square_file", "square_rank", "signed_delta", "move_checks",
            "between_mask", "line_mask", "Checks", "Harness"]
 
@@ -27,7 +27,7 @@ def _one(bits):
 
 
 def _name(text):
-    return "_".join(text.replace("'", "").replace(",", "").replace("-", "_").split())
+    return "_".join(text.replace("'", "").replace(",", "").replace(":", "").replace("-", "_").split())
 
 
 def legal_position(view):
@@ -242,10 +242,27 @@ def internal(fragment, path):
 
 def in_state(fsm_state, name):
     """``fsm_state`` (an FSM's state register, from :func:`internal`) is in state ``name``."""
-    for value in range(1 << len(fsm_state)):
+    for value in _states(fsm_state):
         if fsm_state.decoder(value).split("/")[0] == name:
             return fsm_state == value
     raise KeyError(f"no state {name!r} in {fsm_state.name}")
+
+
+def _states(fsm_state):
+    """The values of ``fsm_state`` that name a state (its decoder raises on the others)."""
+    values = []
+    for value in range(1 << len(fsm_state)):
+        try:
+            fsm_state.decoder(value)
+        except KeyError:
+            continue
+        values.append(value)
+    return values
+
+
+def known_state(fsm_state):
+    """``fsm_state`` holds one of its FSM's states (a register of more values than states)."""
+    return fsm_state <= max(_states(fsm_state))
 
 
 def elaborated(m, name, design, platform):
