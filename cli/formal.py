@@ -39,7 +39,8 @@ def run(args):
         depth = args.depth or spec.depth_for(args.core)
         if not args.json:
             where = f"{args.core} core, " if spec.per_core else ""
-            print(f"hwmovegen: formal: {name} ({where}{spec.mode} {depth}) ...", file=sys.stderr, flush=True)
+            print(f"hwmovegen: formal: {name} ({where}{spec.mode_for(args.core)} {depth}) ...", file=sys.stderr,
+                  flush=True)
         try:
             result = run_property(name, args.core, args.depth, workdir=args.workdir, timeout=args.timeout,
                                   engine=args.engine)
