@@ -10,8 +10,8 @@ trace which one failed. The position is a free constant (``board_planes``, ``boa
 constrained only by what a legal FEN implies (:func:`~.harness.legal_position`); the runner
 decodes it from a counterexample into a FEN.
 
-The harnesses: :class:`~.core.GeneratorHarness` (``stream``, ``soundness``, ``termination``,
-``abort``, ``cover``, for either core), :class:`~.hostlink.HostLinkHarness` (``hostlink``,
+The harnesses: :class:`~.core.GeneratorHarness` (``stream``, ``positions``, ``soundness``,
+``termination``, ``abort``, ``cover``, for either core), :class:`~.hostlink.HostLinkHarness` (``hostlink``,
 ``hostlink-cover``), :class:`~.hostlink.ResyncHarness` (``resync``),
 :class:`~.hostlink.FramingHarness` (``framing``), :class:`~.legality.LegalityHarness` (``legality``),
 :class:`~.apply.ApplyHarness` (``apply``), :class:`~.order.CheckHarness` (``check``,
