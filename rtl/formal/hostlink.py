@@ -1,14 +1,15 @@
 """The host link's contracts at the byte level: :class:`HostLinkHarness`."""
 
-from amaranth import Signal, Const, Mux
-from amaranth.asserts import AnySeq     # not in amaranth.hdl in 0.5
+from amaranth import Signal, Cat, Const, Mux
+from amaranth.asserts import AnyConst, AnySeq     # not in amaranth.hdl in 0.5
 from amaranth.hdl import Assume
 
 from ..hostlink import MAX_REPLY, FrameReceiver, FrameSender, HostLink, ReplyFrame
 from ..protocol import CORE_IDS, CRC, SYNC, FrameType, crc8
+from ..uart import UARTReceiver
 from .harness import Harness, elaborated, in_state, internal, known_state
 
-__all__ = ["HostLinkHarness", "ResyncHarness", "FramingHarness"]
+__all__ = ["HostLinkHarness", "ResyncHarness", "FramingHarness", "UartHarness"]
 
 
 class HostLinkHarness(Harness):
@@ -283,4 +284,73 @@ class FramingHarness(Harness):
         # the sender's CRC ran over the same bytes as the harness's
         checks.check("invariant: the sender's CRC is the harness's", internal(sender, "crc.crc") == crc.crc,
                      is_open & (position >= 2))
+        return m
+
+
+class UartHarness(Harness):
+    """The UART receiver's resynchronisation, for all time (k-induction): after any levels on
+    ``rx`` for as long as the solver likes (glitches, breaks, bytes cut short), once the line has
+    been high for a frame's time and a few cycles more, any byte sent as 8N1 is received whole,
+    without a framing error, two cycles after its stop bit's last cycle."""
+
+    DIVISOR = 4         # the fewest cycles per bit the receiver takes (``MIN_DIVISOR``)
+
+    def __init__(self):
+        super().__init__()
+        self.receiver = UARTReceiver(self.DIVISOR)
+
+    def elaborate(self, platform):
+        m, checks = self.module()
+        receiver = elaborated(m, "uart", self.receiver, platform)
+        divisor = self.DIVISOR
+        frame_cycles = 10 * divisor
+        quiet_cycles = frame_cycles + 3         # a whole frame, the two synchronising flip-flops, one more
+        byte = Signal(8, name="byte")
+        m.d.comb += byte.eq(AnyConst(8))
+        bits = Cat(Const(0, 1), byte, Const(1, 1))  # start bit, data LSB first, stop bit
+        phase = Signal(range(4))    # 0 any levels, 1 the line high, 2 the byte, 3 its reception
+        counter = Signal(range(max(quiet_cycles, frame_cycles) + 1))
+        with m.Switch(phase):
+            with m.Case(0):
+                m.d.comb += self.receiver.rx.eq(AnySeq(1))
+                with m.If(AnySeq(1)):
+                    m.d.sync += [phase.eq(1), counter.eq(0)]
+            with m.Case(1):
+                m.d.comb += self.receiver.rx.eq(1)
+                m.d.sync += counter.eq(counter + 1)
+                with m.If(counter == quiet_cycles - 1):
+                    m.d.sync += [phase.eq(2), counter.eq(0)]
+            with m.Case(2):
+                m.d.comb += self.receiver.rx.eq(bits.bit_select((counter // divisor)[:4], 1))
+                m.d.sync += counter.eq(counter + 1)
+                with m.If(counter == frame_cycles - 1):
+                    m.d.sync += [phase.eq(3), counter.eq(0)]
+            with m.Case(3):
+                m.d.comb += self.receiver.rx.eq(1)
+                with m.If(counter != 3):
+                    m.d.sync += counter.eq(counter + 1)
+        out = self.receiver.bytes
+        received = Signal(1)
+        with m.If((phase >= 2) & out.valid):
+            m.d.sync += received.eq(1)
+        with m.If(phase < 2):
+            m.d.sync += received.eq(0)
+        checks.check("after the quiet line, a byte received is the byte sent", out.payload == byte,
+                     (phase >= 2) & out.valid)
+        checks.check("after the quiet line, no framing error", ~self.receiver.frame_error, phase >= 2)
+        checks.check("the byte is received two cycles after its stop bit", received, (phase == 3) & (counter == 2))
+
+        # the invariants k-induction needs (with k past the quiet and the byte, the rest follows
+        # from the design): the harness's counters within their phases, the receiver's bit index
+        # within its nine bits, and the receiver idle, its line high, when the byte begins
+        checks.check("invariant: the quiet's counter within it", counter < quiet_cycles, phase == 1)
+        checks.check("invariant: the byte's counter within it", counter < frame_cycles, phase == 2)
+        checks.check("invariant: the wait's counter within it", counter <= 3, phase == 3)
+        # (it counts the stop bit too, so it rests at 9 after a frame; a frame restarts it at 0)
+        uart_state = internal(receiver, "fsm_state")
+        checks.check("invariant: the receiver's bit index within a frame", internal(receiver, "bit_index") <= 8,
+                     in_state(uart_state, "DATA"))
+        checks.check("invariant: the receiver is idle on a high line when the byte begins",
+                     in_state(uart_state, "IDLE") & (internal(receiver, "sync_rx") == 0b11),
+                     (phase == 2) & (counter == 0))
         return m

@@ -48,6 +48,7 @@ SHORT = [
     ("positions", "fast", 19),
     ("resync", "walker", None),
     ("framing", "walker", None),
+    ("uart", "walker", None),
     ("soundness", "walker", 5),
     ("soundness", "fast", 19),
     ("termination", "walker", 7),
@@ -175,19 +176,37 @@ def test_cli_catches_a_stream_bug(monkeypatch, capsys, tmp_path):
     assert "position: " in out
 
 
+def _mutant(component, old, new):
+    """A copy of ``component`` whose ``elaborate`` has the source text ``old`` replaced by ``new``
+    (once): the same registers, for the harness to find, and one bug."""
+    import inspect
+    import sys
+    import textwrap
+    source = textwrap.dedent(inspect.getsource(component.elaborate))
+    assert source.count(old) == 1
+    namespace = dict(vars(sys.modules[component.__module__]))
+    exec(source.replace(old, new), namespace)
+    return type(f"Broken{component.__name__}", (component,), {"elaborate": namespace["elaborate"]})
+
+
+def test_uart_proof_catches_a_receiver_stuck_after_a_break(monkeypatch, tmp_path):
+    """A UART receiver that leaves BREAK when the line is low rather than high: after a framing
+    error on a line that then goes quiet it is still in BREAK when the next byte starts."""
+    import hwmovegen.rtl.formal.hostlink as hostlink_harness
+    from hwmovegen.rtl.uart import UARTReceiver
+    broken = _mutant(UARTReceiver, "to return high\n            with m.If(line):",
+                     "to return high\n            with m.If(~line):")
+    monkeypatch.setattr(hostlink_harness, "UARTReceiver", broken)
+    result = run_property("uart", "walker", workdir=tmp_path)
+    assert result.status == "fail", result.as_dict()
+    assert result.failed == ["invariant the receiver is idle on a high line when the byte begins"], result.failed
+    assert Path(result.vcd).name == "trace.vcd"
+
+
 def _resync_bug():
     """A receiver whose DISCARD state waits for a SYNC byte rather than a quiet line: after a bad
-    frame it eats the next frame's SYNC and misses that frame. Made from the real receiver's
-    source with that one condition changed, so that the harness finds the same registers."""
-    import inspect
-    import textwrap
-    import hwmovegen.rtl.hostlink as hostlink
-    source = textwrap.dedent(inspect.getsource(FrameReceiver.elaborate))
-    quiet = "with m.If(idle_expired & ~got):"
-    assert source.count(quiet) == 1
-    namespace = dict(vars(hostlink))
-    exec(source.replace(quiet, "with m.If(got & (byte == SYNC)):"), namespace)
-    return type("ResyncBug", (FrameReceiver,), {"elaborate": namespace["elaborate"]})
+    frame it eats the next frame's SYNC and misses that frame."""
+    return _mutant(FrameReceiver, "with m.If(idle_expired & ~got):", "with m.If(got & (byte == SYNC)):")
 
 
 def test_resync_proof_catches_a_receiver_that_never_resynchronises(monkeypatch, tmp_path):
