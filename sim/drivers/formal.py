@@ -64,7 +64,7 @@ ENGINES = (ENGINE, "smtbmc yices", "smtbmc --syn z3", "smtbmc z3")
 PROPERTIES = {
     "stream": Spec("prove", ENGINE, {"walker": 3, "fast": 3},
                    summary="valid held and payload stable until the transfer"),
-    "positions": Spec({"walker": "prove", "fast": "bmc"}, ENGINE, {"walker": 3, "fast": 30},
+    "positions": Spec({"walker": "prove", "fast": "bmc"}, ENGINE, {"walker": 3, "fast": 24},
                       summary="done once per start, after its last transfer; no valid outside a position; busy "
                               "while one is open"),
     "soundness": Spec("bmc", ENGINE, {"walker": 7, "fast": 21},
