@@ -16,8 +16,9 @@ def register(subparsers):
         description="Check the formal properties (hwmovegen.rtl.formal) with SymbiYosys and an SMT solver: "
                     "bounded model checking to a depth, k-induction proofs, covers. A failure writes the "
                     "counterexample as a VCD, prints the offending position as a FEN and exits 1.")
-    p.add_argument("--property", choices=list(PROPERTIES), metavar="NAME",
-                   help="check one property (default: all): " + ", ".join(PROPERTIES))
+    p.add_argument("--property", choices=list(PROPERTIES), metavar="NAME", action="append",
+                   help="check this property, in the order given; repeat it for more (default: all): "
+                        + ", ".join(PROPERTIES))
     p.add_argument("--depth", type=whole(1, MAX_FORMAL_DEPTH), metavar="N",
                    help="steps for bmc and cover, the induction length for a proof (default: each "
                         "property's own)")
@@ -32,14 +33,15 @@ def register(subparsers):
 
 
 def run(args):
-    names = [args.property] if args.property else list(PROPERTIES)
+    names = list(dict.fromkeys(args.property)) if args.property else list(PROPERTIES)
     results = []
     for name in names:
         spec = PROPERTIES[name]
         depth = args.depth or spec.depth_for(args.core)
         if not args.json:
             where = f"{args.core} core, " if spec.per_core else ""
-            print(f"hwmovegen: formal: {name} ({where}{spec.mode} {depth}) ...", file=sys.stderr, flush=True)
+            print(f"hwmovegen: formal: {name} ({where}{spec.mode_for(args.core)} {depth}) ...", file=sys.stderr,
+                  flush=True)
         try:
             result = run_property(name, args.core, args.depth, workdir=args.workdir, timeout=args.timeout,
                                   engine=args.engine)

@@ -94,7 +94,7 @@ class PromotionFifo(wiring.Component):
         # field (the output fills it in): no flip-flop bit is constant, which keeps the
         # CXXRTL model at one eval per clock.
         entries = [Signal(self.entry_shape, name=f"entry_{i}", reset_less=True) for i in range(depth)]
-        write_ptr, read_ptr = Signal(range(depth)), Signal(range(depth))
+        write_ptr, read_ptr = Signal(range(depth), name="write_ptr"), Signal(range(depth), name="read_ptr")
         count = Signal(range(depth + 1))
         promo_index = Signal(range(PROMOTION_PIECES))   # which of q, r, b, n the head emits now
 

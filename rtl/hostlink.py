@@ -68,7 +68,7 @@ class FrameReceiver(wiring.Component):
         m.submodules.buffer = buffer = Memory(shape=8, depth=MAX_REQUEST, init=[])
         write_port, read_port = buffer.write_port(), buffer.read_port()
         m.submodules.crc = crc = CRC.create()
-        req_type, req_length = Signal(8), Signal(8)
+        req_type, req_length = Signal(8, name="req_type"), Signal(8, name="req_length")
         index = Signal(range(MAX_REQUEST + 1))
         junk = Signal(1)
         discard_code = Signal(8)

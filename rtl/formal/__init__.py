@@ -10,9 +10,11 @@ trace which one failed. The position is a free constant (``board_planes``, ``boa
 constrained only by what a legal FEN implies (:func:`~.harness.legal_position`); the runner
 decodes it from a counterexample into a FEN.
 
-The harnesses: :class:`~.core.GeneratorHarness` (``stream``, ``soundness``, ``termination``,
-``abort``, ``cover``, for either core), :class:`~.hostlink.HostLinkHarness` (``hostlink``,
-``hostlink-cover``), :class:`~.legality.LegalityHarness` (``legality``),
+The harnesses: :class:`~.core.GeneratorHarness` (``stream``, ``positions``, ``soundness``,
+``termination``, ``abort``, ``cover``, for either core), :class:`~.hostlink.HostLinkHarness` (``hostlink``,
+``hostlink-cover``), :class:`~.hostlink.ResyncHarness` (``resync``),
+:class:`~.hostlink.FramingHarness` (``framing``), :class:`~.hostlink.UartHarness` (``uart``),
+:class:`~.legality.LegalityHarness` (``legality``),
 :class:`~.apply.ApplyHarness` (``apply``), :class:`~.order.CheckHarness` (``check``,
 ``check-cover``); what they share is in :mod:`.harness`.
 """
@@ -21,15 +23,17 @@ from ..board import BoardView
 from .apply import ApplyHarness
 from .core import GENERATOR_PROPERTIES, GeneratorHarness
 from .harness import legal_position, move_checks
-from .hostlink import HostLinkHarness
+from .hostlink import FramingHarness, HostLinkHarness, ResyncHarness, UartHarness
 from .legality import LegalityHarness
 from .order import CheckHarness
 
 __all__ = ["BoardView", "legal_position", "move_checks", "GeneratorHarness", "HostLinkHarness",
-           "LegalityHarness", "ApplyHarness", "CheckHarness", "GENERATOR_PROPERTIES", "PROPERTIES", "harness"]
+           "ResyncHarness", "FramingHarness", "UartHarness", "LegalityHarness", "ApplyHarness", "CheckHarness",
+           "GENERATOR_PROPERTIES", "PROPERTIES", "harness"]
 
 
-PROPERTIES = GENERATOR_PROPERTIES + ("hostlink", "hostlink-cover", "legality", "apply", "check", "check-cover")
+PROPERTIES = GENERATOR_PROPERTIES + ("hostlink", "hostlink-cover", "resync", "framing", "uart", "legality", "apply",
+                                     "check", "check-cover")
 
 
 def harness(prop, core="walker", layout="dense", core_class=None, **options):
@@ -38,6 +42,12 @@ def harness(prop, core="walker", layout="dense", core_class=None, **options):
         return GeneratorHarness(prop, core, layout, core_class=core_class, **options)
     if prop in ("hostlink", "hostlink-cover"):
         return HostLinkHarness(prop, core, **options)
+    if prop == "resync":
+        return ResyncHarness()
+    if prop == "framing":
+        return FramingHarness()
+    if prop == "uart":
+        return UartHarness()
     if prop == "legality":
         return LegalityHarness()
     if prop == "apply":

@@ -5,9 +5,11 @@ directly, as :class:`~hwmovegen.rtl.movegen.MoveGenerator` hands it the board RA
 
 ``stream``
     the move stream's rules (``amaranth.lib.stream``): ``valid`` never drops and the payload
-    never changes before the transfer; no ``valid`` without a started position; ``done`` once
-    per start and never before the position's last transfer; ``busy`` exactly while a started
-    position is not done. ``start``, ``ready`` and ``abort`` are free.
+    never changes before the transfer. ``start``, ``ready`` and ``abort`` are free.
+``positions``
+    the control protocol around the stream: no ``valid`` without a started position; ``done``
+    once per start and never before the position's last transfer; ``busy`` exactly while a
+    started position is not done. ``start``, ``ready`` and ``abort`` are free.
 ``soundness``
     every move on the stream is a pseudo-legal move of the position: :func:`.move_checks`.
 ``termination``
@@ -26,7 +28,7 @@ from amaranth.lib import wiring
 
 from ...tables import PieceType, TableKind, chain, get_layout
 from ..movegen import CORES
-from .harness import Harness, free_legal_position, move_checks
+from .harness import Harness, elaborated, free_legal_position, in_state, internal, known_state, move_checks
 
 __all__ = ["GENERATOR_PROPERTIES", "GeneratorHarness", "walk_limit"]
 
@@ -57,7 +59,7 @@ def walk_limit(view):
     return nodes, promotion_nodes
 
 
-GENERATOR_PROPERTIES = ("stream", "soundness", "termination", "abort", "cover")
+GENERATOR_PROPERTIES = ("stream", "positions", "soundness", "termination", "abort", "cover")
 
 
 class _FreeBoardGenerator(Elaboratable):
@@ -102,7 +104,7 @@ class GeneratorHarness(Harness):
 
     def elaborate(self, platform):
         m, checks = self.module()
-        m.submodules.generator = self.generator
+        generator = elaborated(m, "generator", self.generator, platform)
         dut = self.generator.core
         prop = self.prop
 
@@ -117,7 +119,7 @@ class GeneratorHarness(Harness):
         start, abort, ready = Signal(1), Signal(1), Signal(1)
         m.d.comb += [start.eq(AnySeq(1)), ready.eq(AnySeq(1)), dut.start.eq(start), dut.moves.ready.eq(ready)]
         m.d.comb += self.generator.abort.eq(abort)
-        if prop == "stream":
+        if prop in ("stream", "positions"):
             m.d.comb += abort.eq(AnySeq(1))     # else never
 
         moves, payload = dut.moves, dut.moves.payload
@@ -143,12 +145,17 @@ class GeneratorHarness(Harness):
             m.d.sync += [stalled.eq(moves.valid & ~moves.ready & ~abort), held.eq(payload)]
             checks.check("valid never drops before the transfer", moves.valid, stalled)
             checks.check("the payload holds until the transfer", payload.as_value() == held.as_value(), stalled)
+            fifo_invariants(checks, _core_fragment(generator))
+
+        elif prop == "positions":
             checks.check("no valid without a started position", outstanding != 0, moves.valid)
             checks.check("done only for a started position", outstanding != 0, dut.done)
             checks.check("done only after the last transfer of its position", ~moves.valid,
                          dut.done & (outstanding == 1))
             checks.check("busy exactly while a started position is not done",
                          dut.busy == ((outstanding - dut.done) != 0))
+            if self.core == "walker":
+                walker_invariants(checks, _core_fragment(generator), outstanding)
 
         elif prop == "soundness":
             between = AnyConst(6)
@@ -216,3 +223,49 @@ class GeneratorHarness(Harness):
             for name, condition in kinds.items():
                 checks.cover(name, transfer & condition)
         return m
+
+
+def fifo_invariants(checks, core):
+    """What k-induction needs for the stream's rules, on either core: its output FIFO
+    (:class:`~hwmovegen.rtl.fifo.PromotionFifo`, whose head is the stream) consistent. Without
+    them the induction step starts from a full FIFO whose next write lands on the waiting move."""
+    count, promo_index = internal(core, "fifo.count"), internal(core, "fifo.promo_index")
+    read_ptr, write_ptr = internal(core, "fifo.read_ptr"), internal(core, "fifo.write_ptr")
+    # both cores write below almost full (3): at most 3 entries, so a write never hits the head
+    checks.check("invariant: the FIFO holds at most three moves", count <= 3)
+    checks.check("invariant: the FIFO's pointers differ by its count", (write_ptr - read_ptr)[:2] == count[:2])
+    # a promotion's four moves start at the queen: no expansion left in an empty FIFO
+    checks.check("invariant: no promotion under way in an empty FIFO", (count != 0) | (promo_index == 0))
+
+
+def walker_invariants(checks, core, outstanding):
+    """What k-induction needs for the walker's control protocol: its walk's registers tied to
+    each other, to its FIFO and to the harness's count of open positions. Without them the
+    induction step starts from states reset never reaches (a FIFO holding moves of no position,
+    a done pulse beside a busy walk)."""
+    fifo_invariants(checks, core)
+    walker_state = internal(core, "walker.fsm_state")
+    busy, done = internal(core, "walker.busy"), internal(core, "walker.done")
+    count = internal(core, "fifo.count")
+    idle = in_state(walker_state, "IDLE")
+    # the FSM's register has values that name no state: none is reachable
+    checks.check("invariant: the walker is in one of its states", known_state(walker_state))
+    # the walk's busy flag is its FSM's: set leaving IDLE, cleared entering it
+    checks.check("invariant: the walker is busy exactly outside IDLE", busy == ~idle)
+    # a position is open from its start until the cycle of its done pulse, one at a time
+    checks.check("invariant: one position open, while busy or done", outstanding == (busy | done))
+    checks.check("invariant: done only in IDLE", ~done | idle)
+    # moves enter the FIFO only while the walker runs, and it drains before IDLE
+    checks.check("invariant: the FIFO is empty before the walk runs",
+                 (count == 0) | ~(idle | in_state(walker_state, "FILL") | in_state(walker_state, "LAUNCH")))
+
+
+def _core_fragment(generator):
+    """The core's elaborated fragment: the tests' copies with injected bugs wrap the real core
+    as their submodule ``inner``."""
+    core = [sub for sub, name, _ in generator.subfragments if name == "core"][0]
+    while True:
+        inner = [sub for sub, name, _ in core.subfragments if name == "inner"]
+        if not inner:
+            return core
+        core = inner[0]

@@ -3,7 +3,7 @@ the generator's soundness conditions on a move (:func:`move_checks`), the square
 along two squares' line, named assertions and covers (:class:`Checks`), and the harness base
 (:class:`Harness`: its only port is the clock)."""
 
-from amaranth import ClockDomain, Elaboratable, Module, Signal, Cat, Const, Mux
+from amaranth import ClockDomain, Elaboratable, Fragment, Module, Signal, Cat, Const, Mux
 from amaranth.asserts import AnyConst     # not in amaranth.hdl in 0.5
 from amaranth.hdl import Assert, Assume, Cover
 
@@ -12,7 +12,7 @@ from ..board import BoardView
 from ..core import PLANES
 from ..types import BoardState, Move
 
-__all__ = ["legal_position", "free_position",
+__all__ = ["internal", "in_state", "known_state", "elaborated", "legal_position", "free_position",
            "free_legal_position", "free_sound_move", "square_file", "square_rank", "signed_delta", "move_checks",
            "between_mask", "line_mask", "Checks", "Harness"]
 
@@ -27,7 +27,7 @@ def _one(bits):
 
 
 def _name(text):
-    return "_".join(text.replace("'", "").replace(",", "").replace("-", "_").split())
+    return "_".join(text.replace("'", "").replace(",", "").replace(":", "").replace("-", "_").split())
 
 
 def legal_position(view):
@@ -215,6 +215,62 @@ def line_mask(a, b):
         bf, br = _steps_to(a, x)
         bits.append(bf * dr == br * df)
     return Mux(lined, Cat(*bits), 0)
+
+
+def internal(fragment, path):
+    """A register inside an elaborated design (``fragment``: :meth:`Fragment.get` of it, which
+    the harness then adds in place of the design, so that the signal is the design's own):
+    ``path`` names the submodules and the signal, dotted (``"walker.fsm_state"``).
+
+    What an induction invariant needs: k-induction starts from any state that satisfies the
+    assertions for k cycles, so the assertions must pin the registers that the ports do not
+    show. The registers are found by name in the statements that drive them (Amaranth 0.5's
+    netlist before flattening), so that the RTL carries nothing for its proofs."""
+    *modules, name = path.split(".")
+    for module in modules:
+        found = [sub for sub, sub_name, _ in fragment.subfragments if sub_name == module]
+        if not found:
+            raise KeyError(f"no submodule {module!r} on the way to {path!r}")
+        fragment = found[0]
+    for statements in fragment.statements.values():
+        for statement in statements:
+            for signal in statement._lhs_signals():
+                if signal.name == name:
+                    return signal
+    raise KeyError(f"no signal {path!r} driven there")
+
+
+def in_state(fsm_state, name):
+    """``fsm_state`` (an FSM's state register, from :func:`internal`) is in state ``name``."""
+    for value in _states(fsm_state):
+        if fsm_state.decoder(value).split("/")[0] == name:
+            return fsm_state == value
+    raise KeyError(f"no state {name!r} in {fsm_state.name}")
+
+
+def _states(fsm_state):
+    """The values of ``fsm_state`` that name a state (its decoder raises on the others)."""
+    values = []
+    for value in range(1 << len(fsm_state)):
+        try:
+            fsm_state.decoder(value)
+        except KeyError:
+            continue
+        values.append(value)
+    return values
+
+
+def known_state(fsm_state):
+    """``fsm_state`` holds one of its FSM's states (a register of more values than states)."""
+    return fsm_state <= max(_states(fsm_state))
+
+
+def elaborated(m, name, design, platform):
+    """Add ``design`` to ``m`` as submodule ``name``, elaborated first: its fragment, for
+    :func:`internal`."""
+    fragment = Fragment.get(design, platform)
+    m.submodules[name] = fragment
+    return fragment
 
 
 class Checks:

