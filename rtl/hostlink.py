@@ -69,7 +69,7 @@ class FrameReceiver(wiring.Component):
         write_port, read_port = buffer.write_port(), buffer.read_port()
         m.submodules.crc = crc = CRC.create()
         req_type, req_length = Signal(8), Signal(8)
-        index = Signal(range(MAX_REQUEST + 1))
+        index = Signal(range(MAX_REQUEST))
         junk = Signal(1)
         discard_code = Signal(8)
         raise_error, raise_code = Signal(1), Signal(8)
@@ -143,9 +143,10 @@ class FrameReceiver(wiring.Component):
             with m.State("PAYLOAD"):
                 with m.If(got):
                     m.d.comb += [write_port.en.eq(1), crc.valid.eq(1)]
-                    m.d.sync += index.eq(index + 1)
                     with m.If(index == req_length - 1):
                         m.next = "CHECK"
+                    with m.Else():      # the write address stays inside the buffer, even unused
+                        m.d.sync += index.eq(index + 1)
                 with m.Elif(idle_expired):
                     fail(ErrorCode.TRUNCATED, discard=False)
             with m.State("CHECK"):
