@@ -26,6 +26,7 @@ import threading
 import time
 import tty
 
+from ..rtl.hostlink import HostLinkTop
 from ..sim.cxxrtl import CxxrtlHostLink
 from ..tables.contracts import GeneratorConfig
 
@@ -54,9 +55,7 @@ class PtyBridge:
     """
 
     def __init__(self, config=GeneratorConfig(), clock_hz=12_000_000, baud=115_200, seed=1, stall=1.0, log=None):
-        from ..rtl.hostlink import HostLinkTop
-        top = HostLinkTop.for_clock(clock_hz, baud, config)
-        self.divisor, self.idle_timeout = top.divisor, top.idle_timeout
+        self.divisor, self.idle_timeout = HostLinkTop.timing(clock_hz, baud)
         self.model = CxxrtlHostLink(config, self.divisor, self.idle_timeout, log=log)
         self.random = random.Random(seed)
         self.stall = stall

@@ -25,19 +25,23 @@ def _frames_length(payload_lengths):
     return sum(4 + length for length in payload_lengths)
 
 
-def fault_run(config, boards, faults, seed=1, timeout=1.0, retries=6, kinds=FAULT_KINDS, progress=None, log=None):
+def fault_run(config, boards, faults, seed=1, timeout=1.0, retries=6, kinds=FAULT_KINDS, baud=115_200, order=None,
+              progress=None, log=None):
     """``faults`` faults, ``kinds`` in turn, on requests over the terminal of a :class:`PtyBridge`
-    (its board built from ``config``), on the python-chess ``boards`` given. Returns a dict: per
-    kind ``tried``/``survived``/``lost``/``wrong``, and the totals, the requests, the client's
-    retries, the seconds. ``progress(n)``: after each fault."""
+    (its board built from ``config``, at ``baud`` on the iCEBreaker's 12 MHz clock), on the
+    python-chess ``boards`` given, in ``order`` (a board with the ordering stage: square order, with
+    its check flags, unless told).
+    Returns a dict: per kind ``tried``/``survived``/``lost``/``wrong``, and the totals, the
+    requests, the client's retries, the seconds. ``progress(n)``: after each fault."""
     rng = random.Random(seed)
     positions = [Position.from_board(board, check=False) for board in boards]
     layout, legal = config.layout, config.legal
-    expected = [generate(position, layout, legal=legal).moves for position in positions]
+    order = order or ("square" if config.order else None)
+    expected = [generate(position, layout, legal=legal, order=order).moves for position in positions]
     per_kind = {kind: {"tried": 0, "survived": 0, "lost": 0, "wrong": 0} for kind in kinds}
     clean = {"requests": 0, "lost": 0, "wrong": 0}
     start = time.monotonic()
-    with PtyBridge(config, seed=seed, stall=1.5 * timeout, log=log) as bridge:
+    with PtyBridge(config, baud=baud, seed=seed, stall=1.5 * timeout, log=log) as bridge:
         client = HostClient(SerialTransport(bridge.port), timeout=timeout, retries=retries)
         info = client.ping()
 
@@ -55,7 +59,7 @@ def fault_run(config, boards, faults, seed=1, timeout=1.0, retries=6, kinds=FAUL
                 if index < 0:
                     answer = client.ping() == info
                 else:
-                    answer = client.generate(positions[index], legal=legal)[0] == expected[index]
+                    answer = client.generate(positions[index], legal=legal, order=order)[0] == expected[index]
             except LinkError:
                 return "lost"
             finally:

@@ -461,11 +461,17 @@ class HostLinkTop(wiring.Component):
         self.config = config.replace(order=config.order and SELECTABLE, max_plies=PERFT_MAX_DEPTH)
         super().__init__()
 
+    @staticmethod
+    def timing(clock_hz, baud, idle_timeout_s=0.005):
+        """``(divisor, idle_timeout)`` in cycles of a ``clock_hz`` clock: the divisor from the baud
+        rate, a 5 ms idle timeout (at least four bytes long)."""
+        divisor = round(clock_hz / baud)
+        return divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s))
+
     @classmethod
     def for_clock(cls, clock_hz, baud, config=GeneratorConfig(), idle_timeout_s=0.005):
-        """A top for a real clock: the divisor from the baud rate, a 5 ms idle timeout."""
-        divisor = round(clock_hz / baud)
-        return cls(divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s)), config)
+        """A top for a real clock (see :meth:`timing`)."""
+        return cls(*cls.timing(clock_hz, baud, idle_timeout_s), config)
 
     def elaborate(self, platform):
         m = Module()

@@ -22,9 +22,6 @@ struct Board : hwmg::Clocked<p_top> {
     int bit = 0;
     uint32_t shift = 0;
 
-    // Designs with shared submodules need the stepped cycle; every top here is stepped so (a
-    // few more deltas a cycle, the same values).
-    Board() { hierarchical = true; }
 
     // One cycle: the rx level in, returns the byte completed on tx this cycle, or -1.
     int cycle(bool rx) {
@@ -63,6 +60,14 @@ uint64_t hwmg_clock_cycles(void *handle) { return static_cast<Board *>(handle)->
 
 void hwmg_set_divisor(void *handle, long divisor) { static_cast<Board *>(handle)->divisor = divisor; }
 
+// A design with shared submodules (the ordering stage's) needs the stepped cycle: set before use,
+// the reset run again that way.
+void hwmg_hierarchical(void *handle, int on) {
+    Board *b = static_cast<Board *>(handle);
+    b->hierarchical = on != 0;
+    b->reset();
+}
+
 // The board's reset pressed for a cycle (the line idle); the host's receiver is left as it was.
 void hwmg_board_reset(void *handle) {
     Board *b = static_cast<Board *>(handle);
@@ -72,7 +77,7 @@ void hwmg_board_reset(void *handle) {
 
 // `cycles` cycles with the rx levels `rx[i]` (0 or 1); the bytes received on tx go to `out`
 // (room for `room`, more are dropped and counted in the return value all the same). Returns the
-// bytes received.
+// bytes received, or -1 if a cycle did not settle in one eval (the design needs hwmg_hierarchical).
 long hwmg_run(void *handle, long cycles, const uint8_t *rx, uint8_t *out, long room) {
     Board *b = static_cast<Board *>(handle);
     long got = 0;
@@ -83,7 +88,7 @@ long hwmg_run(void *handle, long cycles, const uint8_t *rx, uint8_t *out, long r
             got++;
         }
     }
-    return got;
+    return b->settled ? got : -1;
 }
 
 // Like hwmg_run with the line idle (high) throughout; stops early once `stop_after` bytes came.
@@ -98,7 +103,7 @@ long hwmg_idle(void *handle, long cycles, uint8_t *out, long room, long stop_aft
         }
     }
     *ran = i;
-    return got;
+    return b->settled ? got : -1;
 }
 
 int hwmg_busy(void *handle) {

@@ -250,6 +250,7 @@ class CxxrtlHostLink(CompiledModel):
     def library(self):
         lib = open_model(build_hostlink_model(self.config, self.divisor, self.idle_timeout, self.log), clock=True)
         lib.hwmg_set_divisor.argtypes = [ctypes.c_void_p, ctypes.c_long]
+        lib.hwmg_hierarchical.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.hwmg_board_reset.argtypes = [ctypes.c_void_p]
         lib.hwmg_run.restype = ctypes.c_long
         lib.hwmg_run.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_long]
@@ -262,12 +263,16 @@ class CxxrtlHostLink(CompiledModel):
 
     def created(self):
         self._lib.hwmg_set_divisor(self._handle, self.divisor)
+        if self.config.order is not None:      # the ordering stage's shared ray logic is hierarchy
+            self._lib.hwmg_hierarchical(self._handle, 1)
 
     def clock_cycles(self):
         self.prepare()
         return self._lib.hwmg_clock_cycles(self._handle)
 
     def _received(self, count):
+        if count < 0:
+            raise RuntimeError("the compiled board did not settle in one evaluation a cycle")
         if count > len(self._out):      # a stretch this long would be the caller's bug
             raise RuntimeError(f"{count} bytes received in one stretch, room for {len(self._out)}")
         return self._out.raw[:count]
