@@ -25,8 +25,8 @@ from ..sim.harness.toolchain import ToolMissing
 from ..tables.contracts import GeneratorConfig
 from ..sim.harness.wire import counters_from_word, move_from_word, position_bytes
 
-__all__ = ["LinkError", "NoReply", "VersionMismatch", "DeviceError", "LINE_ERRORS", "NotAPort", "BoardInfo", "HostClient", "Transport", "SerialTransport",
-           "SimulatedDevBoard"]
+__all__ = ["LinkError", "NoReply", "VersionMismatch", "DeviceError", "LINE_ERRORS", "NotAPort", "BoardInfo",
+           "HostClient", "Transport", "SerialTransport", "SimulatedDevBoard"]
 
 
 class LinkError(RuntimeError):
