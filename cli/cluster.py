@@ -16,17 +16,15 @@ def register(subparsers):
                                           "authority of its own and, signed by it, a certificate and key for the "
                                           "scheduler, the workers and the clients (hwmovegen's --cluster "
                                           "tls://HOST:PORT --certs DIR).")
-    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    certs = actions.add_parser("certs", help="write the CA and the scheduler's, workers' and clients' certificates",
-                               description="Write ca.pem, ca-key.pem (keep it off the cluster: it signs new "
-                                           "certificates) and scheduler, worker and client .pem / -key.pem into "
-                                           "DIR (made if missing; none of the files may exist). Keys are readable "
-                                           "by their owner only.")
-    certs.add_argument("dir", metavar="DIR", help="the folder to write")
-    certs.add_argument("--days", type=whole(1, MAX_DAYS), default=365,
-                       help="how long the certificates are valid (default 365 days)")
-    certs.add_argument("--name", default="hwmovegen", help="the name in the certificates (default hwmovegen)")
-    add_json(certs)
+    p.add_argument("action", choices=("certs",),
+                   help="certs: write ca.pem, ca-key.pem (keep it off the cluster: it signs new certificates) and "
+                        "the scheduler's, workers' and clients' .pem / -key.pem into DIR (made if missing; none of "
+                        "the files may exist; keys readable by their owner only)")
+    p.add_argument("dir", metavar="DIR", help="the folder to write")
+    p.add_argument("--days", type=whole(1, MAX_DAYS), default=365,
+                   help="how long the certificates are valid (default 365 days)")
+    p.add_argument("--name", default="hwmovegen", help="the name in the certificates (default hwmovegen)")
+    add_json(p)
 
 
 def run(args):
