@@ -39,6 +39,8 @@ def make_certificates(folder, days=365, name="hwmovegen"):
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.x509.oid import ExtendedKeyUsageOID
     folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"cannot write {folder}: it is a file, not a folder")
     present = [file for file in FILES if (folder / file).exists()]
     if present:
         raise FileExistsError(f"{folder} already holds {', '.join(present)}: give an empty folder")
