@@ -76,7 +76,8 @@ def register(subparsers):
     p.add_argument("--seed", type=whole(0, MAX_SEED), default=1,
                    help="with --faults: where the faults land (default 1)")
     p.add_argument("--retries", type=whole(0, 100), default=None,
-                   help="times a damaged or unanswered request is sent again (default 0, with --faults 6)")
+                   help="times a damaged or unanswered request is sent again (default 3, with --faults 6; "
+                        "--sim's board loses nothing)")
     add_positions(p)
     p.add_argument("--baud", type=baud, default=115_200, help="with --port: baud rate (default 115200)")
     p.add_argument("--timeout", type=seconds, default=None,
@@ -193,7 +194,7 @@ def _board(args):
     if args.perft and (args.sim or args.sim_pty):
         check_perft_depth(args.perft, "pysim", in_hardware=True, force=args.force, option="--perft")
     timeout = args.timeout or (1.0 if args.faults else 2.0)
-    retries = args.retries if args.retries is not None else (6 if args.faults else 0)
+    retries = args.retries if args.retries is not None else 6 if args.faults else 0 if args.sim else 3
     engines = args.perft_engines or (1 if args.perft else 0)
     board_config = config(args, order=SELECTABLE if args.order else None, perft_engines=engines)
     if args.faults:
