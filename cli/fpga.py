@@ -193,7 +193,7 @@ def _board(args):
         raise CliError("--order orders a position's moves; --perft counts the tree's leaves: give one of them")
     if args.perft and (args.sim or args.sim_pty):
         check_perft_depth(args.perft, "pysim", in_hardware=True, force=args.force, option="--perft")
-    timeout = args.timeout or (1.0 if args.faults else 2.0)
+    timeout = args.timeout = args.timeout or (1.0 if args.faults else 2.0)
     retries = args.retries if args.retries is not None else 6 if args.faults else 0 if args.sim else 3
     engines = args.perft_engines or (1 if args.perft else 0)
     board_config = config(args, order=SELECTABLE if args.order else None, perft_engines=engines)
