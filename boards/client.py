@@ -25,8 +25,8 @@ from ..sim.harness.toolchain import ToolMissing
 from ..tables.contracts import GeneratorConfig
 from ..sim.harness.wire import counters_from_word, move_from_word, position_bytes
 
-__all__ = ["LinkError", "DeviceError", "NotAPort", "BoardInfo", "HostClient", "Transport", "SerialTransport",
-           "SimulatedDevBoard"]
+__all__ = ["LinkError", "NoReply", "VersionMismatch", "DeviceError", "LINE_ERRORS", "NotAPort", "BoardInfo",
+           "HostClient", "Transport", "SerialTransport", "SimulatedDevBoard"]
 
 
 class LinkError(RuntimeError):
@@ -44,6 +44,14 @@ class DeviceError(LinkError):
             super().__init__(f"the board reported an unknown error (code {code})")
         else:
             super().__init__(f"the board reported {code.name}: {ERROR_MEANINGS[code]}")
+
+
+class NoReply(LinkError):
+    """No reply (or no whole one) within the timeout."""
+
+
+class VersionMismatch(LinkError):
+    """The board speaks another protocol version: no retry helps."""
 
 
 class BoardInfo(NamedTuple):
@@ -72,28 +80,86 @@ class Transport(abc.ABC):
         return time.monotonic()
 
 
+# Errors that say a request was damaged on the way: sending it again may succeed. The others
+# (no legality stage, a bad depth, ...) answer the request itself and are final.
+LINE_ERRORS = frozenset({ErrorCode.BAD_CHECKSUM, ErrorCode.BAD_LENGTH, ErrorCode.UNKNOWN_TYPE, ErrorCode.TRUNCATED,
+                         ErrorCode.JUNK})
+
+
 class HostClient:
     """Requests and replies over a :class:`Transport`. ``timeout`` is in seconds of the
-    transport's clock (simulated time for a simulated board)."""
+    transport's clock (simulated time for a simulated board).
 
-    def __init__(self, transport, timeout=2.0):
+    A request whose reply does not come, does not fit the protocol (a frame lost or damaged:
+    the frame checksum, a MOVE stream whose count disagrees with its DONE) or is an ERROR of
+    :data:`LINE_ERRORS` is sent again, up to ``retries`` times; before each retry the client
+    waits until the line has been quiet for ``quiet`` seconds (default a quarter of the
+    timeout: longer than the board's idle timeout, after which it reports a damaged request)
+    and drops whatever came meanwhile, so that no stale reply is taken for the new one.
+    ``stats`` counts the retries and why. With ``retries`` 0 the first failure is raised.
+    """
+
+    def __init__(self, transport, timeout=2.0, retries=0, quiet=None):
         self.transport = transport
         self.timeout = timeout
+        self.retries = retries
+        self.quiet = timeout / 4 if quiet is None else quiet
         self.now = transport.now
         self.decoder = FrameDecoder()
         self.pending = []
+        self.stats = {"requests": 0, "retries": 0, "timeouts": 0, "bad_replies": 0, "line_errors": 0}
 
-    def _next_frame(self):
-        deadline = self.now() + self.timeout
+    def _next_frame(self, timeout=None):
+        timeout = timeout or self.timeout
+        deadline = self.now() + timeout
         while not self.pending:
             remaining = deadline - self.now()
             if remaining <= 0:
-                raise LinkError(f"no reply from the board within {self.timeout} s")
+                raise NoReply(f"no reply from the board within {timeout} s")
             self.pending.extend(self.decoder.feed(self.transport.read(min(remaining, 0.05))))
         frame_type, payload = self.pending.pop(0)
         if frame_type == FrameType.ERROR:
             raise DeviceError(payload[0] if payload else -1)
         return frame_type, payload
+
+    def resynchronise(self):
+        """Drop every frame and byte not yet taken, and whatever arrives until the line has been
+        quiet for ``quiet`` seconds (a late reply, the board's report of a damaged request)."""
+        self.pending.clear()
+        self.decoder = FrameDecoder()
+        quiet_until = self.now() + self.quiet
+        while self.now() < quiet_until:
+            if self.transport.read(min(quiet_until - self.now(), 0.05)):
+                quiet_until = self.now() + self.quiet
+
+    def _request(self, request, collect):
+        """Send ``request`` and return ``collect()`` (which reads its reply), retrying as the
+        class says."""
+        self.stats["requests"] += 1
+        for attempt in range(self.retries + 1):
+            if attempt:
+                self.stats["retries"] += 1
+                self.resynchronise()
+            self.transport.write(request)
+            try:
+                answer = collect()
+                if attempt:     # the reply to an earlier try may still be on its way: not for the next request
+                    self.resynchronise()
+                return answer
+            except DeviceError as error:
+                if error.code not in LINE_ERRORS or attempt == self.retries:
+                    raise
+                self.stats["line_errors"] += 1
+            except NoReply:
+                if attempt == self.retries:
+                    raise
+                self.stats["timeouts"] += 1
+            except VersionMismatch:
+                raise
+            except LinkError:
+                if attempt == self.retries:
+                    raise
+                self.stats["bad_replies"] += 1
 
     def send_raw(self, data):
         """Write bytes as they are (for tests of garbage and truncated frames)."""
@@ -109,13 +175,15 @@ class HostClient:
 
     def ping(self):
         """The board's :class:`BoardInfo`."""
-        self.transport.write(frame(FrameType.PING))
+        return self._request(frame(FrameType.PING), self._pong)
+
+    def _pong(self):
         frame_type, payload = self._next_frame()
         if frame_type != FrameType.PONG or not payload:
             raise LinkError(f"expected PONG, got type 0x{frame_type:02x}")
         if payload[0] != PROTOCOL_VERSION or len(payload) != PONG_LENGTH:     # the version: byte 0 in every one
-            raise LinkError(f"the board speaks protocol version {payload[0]}, this host {PROTOCOL_VERSION}: "
-                            f"rebuild its bitstream with this version of hwmovegen")
+            raise VersionMismatch(f"the board speaks protocol version {payload[0]}, this host {PROTOCOL_VERSION}: "
+                                  f"rebuild its bitstream with this version of hwmovegen")
         pong = unpack(Pong, int.from_bytes(payload, "little"))
         layouts = {v: k for k, v in LAYOUT_IDS.items()}
         cores = {v: k for k, v in CORE_IDS.items()}
@@ -130,32 +198,32 @@ class HostClient:
         ordering stage), None the core's order (a board with the ordering stage sends it as
         ``square``, with the check flags: order 0 on the wire)."""
         wire_order = 0 if order is None else order_named(order).value
-        self.transport.write(frame(FrameType.GENERATE, generate_payload(position_bytes(position), legal,
-                                                                        wire_order)))
+        request = frame(FrameType.GENERATE, generate_payload(position_bytes(position), legal, wire_order))
+        return self._request(request, self._moves)
+
+    def _moves(self):
         moves = []
         while True:
             frame_type, payload = self._next_frame()
             if frame_type == FrameType.MOVE and len(payload) == MOVE_LENGTH:
                 moves.append(move_from_word(int.from_bytes(payload, "little")))
             elif frame_type == FrameType.DONE and len(payload) == DONE_LENGTH:
-                return moves, counters_from_word(int.from_bytes(payload, "little"))
+                counters = counters_from_word(int.from_bytes(payload, "little"))
+                if counters["moves"] != len(moves):     # a MOVE frame lost on the way
+                    raise LinkError(f"the board sent {counters['moves']} moves, {len(moves)} arrived")
+                return moves, counters
             else:
                 raise LinkError(f"unexpected frame type 0x{frame_type:02x} during generation")
-
 
     def perft(self, position, depth, timeout=None):
         """The board's perft of a Position to ``depth`` plies, walked in its perft array:
         ``{"nodes": ..., "cycles": ...}``. ``timeout``: seconds to wait (default the client's)."""
-        self.transport.write(frame(FrameType.PERFT, perft_payload(position_bytes(position), depth)))
-        saved = self.timeout
-        self.timeout = timeout or saved
-        try:
-            frame_type, payload = self._next_frame()
-        finally:
-            self.timeout = saved
-        if frame_type != FrameType.PERFT_DONE or len(payload) != PERFT_DONE_LENGTH:
-            raise LinkError(f"expected PERFT_DONE, got type 0x{frame_type:02x}")
-        return unpack(PerftReply, int.from_bytes(payload, "little"))
+        def collect():
+            frame_type, payload = self._next_frame(timeout)
+            if frame_type != FrameType.PERFT_DONE or len(payload) != PERFT_DONE_LENGTH:
+                raise LinkError(f"expected PERFT_DONE, got type 0x{frame_type:02x}")
+            return unpack(PerftReply, int.from_bytes(payload, "little"))
+        return self._request(frame(FrameType.PERFT, perft_payload(position_bytes(position), depth)), collect)
 
 
 class NotAPort(ValueError):

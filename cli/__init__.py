@@ -7,12 +7,12 @@ from importlib import metadata
 
 from ..sim.model import PositionError
 from ..sim.harness.toolchain import UnusablePath, cache_dir
-from . import export, formal, fpga, generate, match, report, search, tables, uci, verify
+from . import cluster, export, formal, fpga, generate, match, report, search, tables, uci, verify
 from .common import CliError, FlowError, Parser
 
 __all__ = ["main", "build_parser"]
 
-FAMILIES = (tables, generate, search, uci, match, verify, formal, fpga, export, report)
+FAMILIES = (tables, generate, search, uci, match, verify, formal, fpga, export, report, cluster)
 
 
 def build_parser():

@@ -19,7 +19,7 @@ from .validate import (MAX_ENGINES, MAX_LOCAL_WORKERS, CliError, cluster_spec, p
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
            "add_positions", "add_perft_engines", "add_ready", "positive_int", "positive_float", "probability",
            "positions", "log", "progress", "print_rows", "print_table", "config", "backend", "add_cluster",
-           "cluster_session", "cluster_rows", "stages"]
+           "cluster_session", "check_cluster", "cluster_rows", "stages"]
 
 
 class FlowError(Exception):
@@ -217,6 +217,26 @@ def add_cluster(parser):
                              f"local:N, a local cluster of N worker processes (local: one per core; N at most "
                              f"{MAX_LOCAL_WORKERS}); needs the "
                              "cluster extra, pip install 'hwmovegen[cluster]'")
+    parser.add_argument("--certs", metavar="DIR",
+                        help="with a tls:// --cluster: the folder of the cluster's certificates (its ca.pem, "
+                             "client.pem, client-key.pem; made by 'hwmovegen cluster certs DIR')")
+    parser.add_argument("--insecure", action="store_true",
+                        help="allow a plain tcp:// --cluster address off this machine (unencrypted, "
+                             "unauthenticated: anyone who reaches the scheduler's port runs code on the workers)")
+
+
+def check_cluster(args):
+    """``--cluster``, ``--certs`` and ``--insecure`` together, before any work (one line, exit 2)."""
+    if not args.cluster:
+        for given, option in ((args.certs, "--certs"), (args.insecure, "--insecure")):
+            if given:
+                raise CliError(f"{option} goes with --cluster")
+        return
+    from ..sim.drivers.cluster import check_access     # the Dask tasks' module (Dask itself is not imported)
+    try:
+        check_access(args.cluster, args.certs, args.insecure)
+    except ValueError as error:
+        raise CliError(str(error)) from None
 
 
 @contextlib.contextmanager
@@ -226,7 +246,7 @@ def cluster_session(args):
     finish 1."""
     from ..sim.drivers import cluster      # the Dask tasks: only with --cluster, off every other command's start
     try:
-        with cluster.Session(args.cluster, log=log(args)) as session:
+        with cluster.Session(args.cluster, log=log(args), certs=args.certs, insecure=args.insecure) as session:
             yield session
     except cluster.ClusterUnreachable as error:
         raise CliError(str(error)) from None

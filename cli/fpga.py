@@ -2,7 +2,13 @@
 
 import json
 
+import contextlib
+
+from ..boards.bridge import FAULT_KINDS, PtyBridge
 from ..boards.client import DeviceError, HostClient, LinkError, NotAPort, SerialTransport, SimulatedDevBoard
+from ..boards.faults import fault_run
+from ..sim.cxxrtl import BackendUnavailable
+from ..sim.model.epd import cpw_records
 from ..rtl.protocol import ErrorCode
 from ..boards.devboards import DEV_BOARDS, build_bitstream
 from ..boards.synth import RATE_ORDER, RATED_STAGES, STAGES, BadRequest, SynthError, rated_synth
@@ -11,12 +17,14 @@ from ..sim.drivers.bench import python_chess_perft
 from ..sim.model import Position, generate
 from ..sim.harness.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_perft_engines,
-                     add_positions, config, log, positions, print_rows, stages)
+                     add_positions, config, log, positions, print_rows, print_table, progress, stages)
 from ..tables.contracts import MAX_PLIES, SELECTABLE, core_contract
 from .validate import (MAX_SEED, add_force, baud, check_engines, check_perft_depth,
                        output_dir, positive_int, seconds, whole)
 
 __all__ = ["register", "run"]
+
+MAX_FAULTS = 1_000_000
 
 
 def register(subparsers):
@@ -58,10 +66,23 @@ def register(subparsers):
                                           "link and check every stream against the golden model.")
     p.add_argument("--port", help="serial port of the board (pip install 'hwmovegen[serial]')")
     p.add_argument("--sim", action="store_true", help="talk to the simulated board top level instead")
+    p.add_argument("--sim-pty", action="store_true",
+                   help="the simulated board (compiled) on a pseudo-terminal, reached through pyserial as --port "
+                        "reaches a board, at --baud on the iCEBreaker's 12 MHz clock")
+    p.add_argument("--faults", type=whole(1, MAX_FAULTS), metavar="N",
+                   help=f"with --sim-pty: inject N faults ({', '.join(FAULT_KINDS)}, in turn) on the byte stream "
+                        "and the simulated rx pin; print per kind the faults tried and survived (default positions: "
+                        "the CPW ones)")
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=1,
+                   help="with --faults: where the faults land (default 1)")
+    p.add_argument("--retries", type=whole(0, 100), default=None,
+                   help="times a damaged or unanswered request is sent again (default 3, with --faults 6; "
+                        "--sim's board loses nothing)")
     add_positions(p)
     p.add_argument("--baud", type=baud, default=115_200, help="with --port: baud rate (default 115200)")
-    p.add_argument("--timeout", type=seconds, default=2.0,
-                   help="seconds to wait for a reply (default 2; simulated seconds with --sim; at most a day)")
+    p.add_argument("--timeout", type=seconds, default=None,
+                   help="seconds to wait for a reply (default 2, 1 with --faults; simulated seconds with --sim; "
+                        "at most a day)")
     add_layout(p)
     add_core(p)
     add_legal(p)
@@ -80,7 +101,7 @@ def run(args):
         return {"synth": _synth, "build": _build, "board": _board}[args.command](args)
     except (BadRequest, NotAPort) as error:
         raise CliError(str(error)) from None
-    except ToolMissing as error:
+    except (ToolMissing, BackendUnavailable) as error:
         raise CliError(str(error)) from None
     except (SynthError, LinkError) as error:
         raise FlowError(str(error)) from None
@@ -156,21 +177,40 @@ def _build(args):
 
 
 def _board(args):
-    if (args.port is None) == (not args.sim):
-        raise CliError("give --port PORT (a board) or --sim (the simulated board)")
-    records = positions(args)
-    if args.perft_engines and not args.sim:
+    if sum([args.port is not None, args.sim, args.sim_pty]) != 1:
+        raise CliError("give --port PORT (a board), --sim (the simulated board) or --sim-pty (the simulated board "
+                       "on a pseudo-terminal)")
+    if (args.faults or args.retries is not None and args.sim) and not args.sim_pty:
+        raise CliError("--faults needs --sim-pty (the faults are injected between the terminal and the simulated "
+                       "board)" if args.faults else "--retries: the in-process simulated board (--sim) loses nothing; "
+                       "give --port or --sim-pty")
+    if args.faults and args.perft:
+        raise CliError("--faults runs generation requests; give --perft without --faults")
+    records = positions(args, default_start=not args.faults) or (cpw_records() if args.faults else [])
+    if args.perft_engines and not (args.sim or args.sim_pty):
         raise CliError("--perft-engines sets up the simulated board (--sim); a real board has its bitstream's")
     if args.perft and args.order:
         raise CliError("--order orders a position's moves; --perft counts the tree's leaves: give one of them")
-    if args.perft and args.sim:
+    if args.perft and (args.sim or args.sim_pty):
         check_perft_depth(args.perft, "pysim", in_hardware=True, force=args.force, option="--perft")
-    if args.sim:
-        engines = args.perft_engines or (1 if args.perft else 0)
-        transport = SimulatedDevBoard(config(args, order=SELECTABLE if args.order else None, perft_engines=engines))
-    else:
-        transport = SerialTransport(args.port, args.baud)
-    client = HostClient(transport, timeout=args.timeout)
+    timeout = args.timeout = args.timeout or (1.0 if args.faults else 2.0)
+    retries = args.retries if args.retries is not None else 6 if args.faults else 0 if args.sim else 3
+    engines = args.perft_engines or (1 if args.perft else 0)
+    board_config = config(args, order=SELECTABLE if args.order else None, perft_engines=engines)
+    if args.faults:
+        return _board_faults(args, board_config, records, timeout, retries)
+    with contextlib.ExitStack() as stack:
+        if args.sim:
+            transport = SimulatedDevBoard(board_config)
+        elif args.sim_pty:
+            bridge = stack.enter_context(PtyBridge(board_config, baud=args.baud, seed=args.seed, log=log(args)))
+            transport = SerialTransport(bridge.port, args.baud)
+        else:
+            transport = SerialTransport(args.port, args.baud)
+        return _board_session(args, HostClient(transport, timeout=timeout, retries=retries), records)
+
+
+def _board_session(args, client, records):
     info = client.ping()
     layout, core = info.layout, info.core
     if args.legal and not info.legality:
@@ -201,7 +241,7 @@ def _board(args):
         if args.json:
             counts = {name: value for name, value in counters.items() if name != "moves"}
             flags = {"order": order, "check": [int(m.check) for m in moves]} if order else {}
-            print(json.dumps({"fen": record.fen, "backend": "sim" if args.sim else "board", "core": core,
+            print(json.dumps({"fen": record.fen, "backend": _backend_name(args), "core": core,
                               "legal": args.legal, "moves": uci, **flags, **counts, "matches_model": matches}),
                   flush=True)
             continue
@@ -213,6 +253,48 @@ def _board(args):
         print(f"# {verdict}: {len(moves)} moves, {counters['steps']} steps, {counters['cycles']} cycles, "
               f"{counters['stalls']} stall cycles")
     return 1 if failures else 0
+
+
+def _backend_name(args):
+    return "sim" if args.sim else "sim-pty" if args.sim_pty else "board"
+
+
+def _board_faults(args, board_config, records, timeout, retries):
+    """Faults of every kind on the serial path to the simulated board, every answer checked."""
+    bar = progress(args, args.faults, unit="fault", what="serial faults")
+    try:
+        report = fault_run(board_config, [record.board for record in records], args.faults, seed=args.seed,
+                           timeout=timeout, retries=retries, baud=args.baud, order=args.order,
+                           progress=bar.update, log=log(args))
+    finally:
+        bar.close()
+    kinds = report["faults"]
+    if args.json:
+        for kind, row in kinds.items():
+            print(json.dumps({"kind": kind, **row}))
+        print(json.dumps({"kind": "total", **report["totals"], "clean": report["clean"],
+                          "requests": report["requests"], "retries": report["retries"],
+                          "retry_causes": report["retry_causes"], "board": report["board"],
+                          "seconds": report["seconds"]}))
+    else:
+        board = report["board"]
+        print(f"# {args.faults:,} faults over pyserial to the simulated {board['core']} core, {board['layout']} layout"
+              f" ({board['divisor']} cycles a bit, idle timeout {board['idle_timeout']:,} cycles), "
+              f"{len(records)} positions, seed {args.seed}")
+        header = ("fault", "tried", "survived", "lost", "wrong")
+        rows = [(kind, f"{row['tried']:,}", f"{row['survived']:,}", row["lost"], row["wrong"])
+                for kind, row in kinds.items()]
+        totals = report["totals"]
+        rows.append(("total", f"{totals['tried']:,}", f"{totals['survived']:,}", totals["lost"], totals["wrong"]))
+        print_table(header, rows, align="<>>>>")
+        clean = report["clean"]
+        causes = report["retry_causes"]
+        print(f"# {clean['requests']:,} clean requests after the faults: {clean['lost']} lost, {clean['wrong']} wrong;"
+              f" {report['requests']:,} requests, {report['retries']:,} retries ({causes['line_errors']:,} error"
+              f" replies, {causes['timeouts']:,} timeouts, {causes['bad_replies']:,} damaged replies); "
+              f"{report['seconds']} s")
+    failed = report["totals"]["lost"] + report["totals"]["wrong"] + report["clean"]["lost"] + report["clean"]["wrong"]
+    return 1 if failed else 0
 
 
 def _board_perft(args, client, records):
@@ -230,7 +312,7 @@ def _board_perft(args, client, records):
         matches = answer["nodes"] == expected
         failures += not matches
         if args.json:
-            print(json.dumps({"fen": record.fen, "backend": "sim" if args.sim else "board", "depth": args.perft,
+            print(json.dumps({"fen": record.fen, "backend": _backend_name(args), "depth": args.perft,
                               "nodes": answer["nodes"], "cycles": answer["cycles"], "matches": matches}), flush=True)
             continue
         if len(records) > 1:

@@ -17,8 +17,8 @@ from ..sim.model.legality import no_moves_verdict
 from ..sim.model import Position
 from ..sim.model.perft import divide, perft
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
-                     add_order, add_perft_engines, add_positions, backend, cluster_rows, cluster_session, config,
-                     log, positions, progress)
+                     add_order, add_perft_engines, add_positions, backend, check_cluster, cluster_rows, cluster_session,
+                     config, log, positions, progress)
 from .validate import (HOST_PERFT_DEPTH, add_force, check_engines, check_perft_depth, effective_backend,
                        positive_float, positive_int, vcd_file)
 
@@ -134,6 +134,7 @@ def _end(args, board, result):
 
 
 def _perft(args):
+    check_cluster(args)
     if args.epd:
         return _perft_suite(args)
     if args.max_depth:

@@ -15,8 +15,8 @@ from ..sim.drivers.hwperft import HardwarePerft
 from ..sim.peers.gigantua import find_gigantua
 from ..sim.peers.stockfish import find_stockfish
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
-                     add_order, add_perft_engines, add_ready, backend, cluster_rows, cluster_session, config, log,
-                     positive_int, print_rows, print_table, progress)
+                     add_order, add_perft_engines, add_ready, backend, check_cluster, cluster_rows, cluster_session,
+                     config, log, positive_int, print_rows, print_table, progress)
 from .validate import (MAX_RANDOM, MAX_REPEAT, MAX_SEED, add_force, check_engines, check_perft_depth,
                        whole)
 
@@ -72,6 +72,7 @@ def run(args):
 
 
 def _compare(args):
+    check_cluster(args)
     if args.cluster and args.jobs != 1:
         raise CliError("give --jobs or --cluster, not both")
     boards = [record.board for record in read_epd_files(args.epd or [])]

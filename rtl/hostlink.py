@@ -69,7 +69,7 @@ class FrameReceiver(wiring.Component):
         write_port, read_port = buffer.write_port(), buffer.read_port()
         m.submodules.crc = crc = CRC.create()
         req_type, req_length = Signal(8, name="req_type"), Signal(8, name="req_length")
-        index = Signal(range(MAX_REQUEST + 1))
+        index = Signal(range(MAX_REQUEST))
         junk = Signal(1)
         discard_code = Signal(8)
         raise_error, raise_code = Signal(1), Signal(8)
@@ -143,9 +143,10 @@ class FrameReceiver(wiring.Component):
             with m.State("PAYLOAD"):
                 with m.If(got):
                     m.d.comb += [write_port.en.eq(1), crc.valid.eq(1)]
-                    m.d.sync += index.eq(index + 1)
                     with m.If(index == req_length - 1):
                         m.next = "CHECK"
+                    with m.Else():      # the write address stays inside the buffer, even unused
+                        m.d.sync += index.eq(index + 1)
                 with m.Elif(idle_expired):
                     fail(ErrorCode.TRUNCATED, discard=False)
             with m.State("CHECK"):
@@ -460,11 +461,17 @@ class HostLinkTop(wiring.Component):
         self.config = config.replace(order=config.order and SELECTABLE, max_plies=PERFT_MAX_DEPTH)
         super().__init__()
 
+    @staticmethod
+    def timing(clock_hz, baud, idle_timeout_s=0.005):
+        """``(divisor, idle_timeout)`` in cycles of a ``clock_hz`` clock: the divisor from the baud
+        rate, a 5 ms idle timeout (at least four bytes long)."""
+        divisor = round(clock_hz / baud)
+        return divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s))
+
     @classmethod
     def for_clock(cls, clock_hz, baud, config=GeneratorConfig(), idle_timeout_s=0.005):
-        """A top for a real clock: the divisor from the baud rate, a 5 ms idle timeout."""
-        divisor = round(clock_hz / baud)
-        return cls(divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s)), config)
+        """A top for a real clock (see :meth:`timing`)."""
+        return cls(*cls.timing(clock_hz, baud, idle_timeout_s), config)
 
     def elaborate(self, platform):
         m = Module()

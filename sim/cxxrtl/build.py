@@ -26,7 +26,7 @@ from ..harness.toolchain import ToolMissing, cache_dir, cxx_compiler, source_dig
 from .rtlil import design_rtlil
 
 __all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "YOSYS_SCRIPT", "build_model", "build_perft_model",
-           "build_leafcount_model", "build_search_model", "builds", "use_builds"]
+           "build_leafcount_model", "build_search_model", "build_hostlink_model", "builds", "use_builds"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # Everything here keeps write_cxxrtl at one eval per clock: opt without -nodffe/-nosdff
@@ -102,6 +102,19 @@ def build_search_model(config, log=None):
     return _compile(f"search-{config.core}-{config.layout}", "search_driver.cc",
                     lambda: design_rtlil(SearchEngine(layout=config.layout, core=config.core)),
                     f"the search engine ({config.core} core, {_layout_words(config)})", log)
+
+
+def build_hostlink_model(config, divisor, idle_timeout, log=None):
+    """Path of the compiled shared library of a dev board's :class:`~hwmovegen.rtl.hostlink.HostLinkTop`
+    (UART of ``divisor`` cycles a bit, ``idle_timeout`` cycles) on the generator ``config`` names."""
+    from ...rtl.hostlink import HostLinkTop
+    config = config.canonical()
+    stages = ("-legal" if config.legal else "") + ("-order" if config.order else "") + \
+        (f"-perft{config.perft_engines}" if config.perft_engines else "")
+    return _compile(f"hostlink-{config.core}{stages}-{config.layout}-d{divisor}-t{idle_timeout}", "hostlink_driver.cc",
+                    lambda: design_rtlil(HostLinkTop(divisor, idle_timeout, config)),
+                    f"the dev board's top level ({config.core} core{stages.replace('-', ', ')}, "
+                    f"{_layout_words(config)}, {divisor} cycles a bit)", log)
 
 
 _BUILDS = {}        # design name -> the library this process found or built (recorded only)

@@ -14,9 +14,9 @@ from ..model import Generation
 from .bindings import CompiledModel, generator_library, open_model
 from ...tables.search import MAX_SEARCH_PLIES
 from ..harness.search import request_word, result_from_words
-from .build import build_leafcount_model, build_perft_model, build_search_model
+from .build import build_hostlink_model, build_leafcount_model, build_perft_model, build_search_model
 
-__all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter", "CxxrtlSearch"]
+__all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter", "CxxrtlSearch", "CxxrtlHostLink"]
 
 MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
 MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
@@ -233,3 +233,70 @@ class CxxrtlSearch(CompiledModel):
                                 -2: "the search did not finish"}.get(status, str(status)))
         return result_from_words(sum(w << (32 * i) for i, w in enumerate(result)),
                                  sum(w << (32 * i) for i, w in enumerate(counters)), list(pv))
+
+
+class CxxrtlHostLink(CompiledModel):
+    """A dev board's whole top level (:class:`~hwmovegen.rtl.hostlink.HostLinkTop`) compiled,
+    reached through its pins: :meth:`run` drives the rx pin a level a cycle and returns the
+    bytes the board sent on tx meanwhile, decoded as the host's UART would."""
+
+    def __init__(self, config, divisor, idle_timeout, log=None):
+        self.config = config
+        self.divisor = divisor
+        self.idle_timeout = idle_timeout
+        self.log = log
+        self._out = ctypes.create_string_buffer(1 << 16)
+
+    def library(self):
+        lib = open_model(build_hostlink_model(self.config, self.divisor, self.idle_timeout, self.log), clock=True)
+        lib.hwmg_set_divisor.argtypes = [ctypes.c_void_p, ctypes.c_long]
+        lib.hwmg_hierarchical.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        lib.hwmg_board_reset.argtypes = [ctypes.c_void_p]
+        lib.hwmg_run.restype = ctypes.c_long
+        lib.hwmg_run.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_long]
+        lib.hwmg_idle.restype = ctypes.c_long
+        lib.hwmg_idle.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_long, ctypes.c_long,
+                                  ctypes.POINTER(ctypes.c_long)]
+        lib.hwmg_busy.restype = ctypes.c_int
+        lib.hwmg_busy.argtypes = [ctypes.c_void_p]
+        return lib
+
+    def created(self):
+        self._lib.hwmg_set_divisor(self._handle, self.divisor)
+        if self.config.order is not None:      # the ordering stage's shared ray logic is hierarchy
+            self._lib.hwmg_hierarchical(self._handle, 1)
+
+    def clock_cycles(self):
+        self.prepare()
+        return self._lib.hwmg_clock_cycles(self._handle)
+
+    def _received(self, count):
+        if count < 0:
+            raise RuntimeError("the compiled board did not settle in one evaluation a cycle")
+        if count > len(self._out):      # a stretch this long would be the caller's bug
+            raise RuntimeError(f"{count} bytes received in one stretch, room for {len(self._out)}")
+        return self._out.raw[:count]
+
+    def run(self, levels):
+        """A cycle per byte of ``levels`` (0 or 1 on the rx pin); the bytes received on tx."""
+        self.prepare()
+        return self._received(self._lib.hwmg_run(self._handle, len(levels), bytes(levels), self._out,
+                                                 len(self._out)))
+
+    def idle(self, cycles, stop_after=1 << 30):
+        """Up to ``cycles`` cycles with the line idle, stopping once ``stop_after`` bytes came:
+        (the bytes, the cycles run)."""
+        self.prepare()
+        ran = ctypes.c_long()
+        got = self._lib.hwmg_idle(self._handle, cycles, self._out, len(self._out), stop_after, ctypes.byref(ran))
+        return self._received(got), ran.value
+
+    def busy(self):
+        """Whether the board is serving a request or a byte is on its tx line."""
+        self.prepare()
+        return bool(self._lib.hwmg_busy(self._handle))
+
+    def board_reset(self):
+        """Press the board's reset for a cycle."""
+        self.prepare()
+        self._lib.hwmg_board_reset(self._handle)

@@ -19,6 +19,7 @@ exact whatever ran where.
 """
 
 import contextlib
+import ipaddress
 import logging
 import os
 import threading
@@ -35,8 +36,8 @@ from ..model.perft import node_moves, perft
 from .compare import Summary, batches, check_batch
 from .hwperft import HardwarePerft, PerftRun
 
-__all__ = ["ClusterError", "ClusterUnreachable", "ClusterFailed", "Session", "parse_spec", "split_ply", "subtrees",
-           "RETRIES", "DEEP"]
+__all__ = ["ClusterError", "ClusterUnreachable", "ClusterFailed", "Session", "parse_spec", "check_access", "split_ply",
+           "subtrees", "RETRIES", "DEEP"]
 
 RETRIES = 3         # extra tries of a task that raised (a worker that dies does not use one up)
 DEEP = 5            # from this depth, perft's tasks are the nodes at ply 2 (400 from the start position)
@@ -64,8 +65,61 @@ def parse_spec(text):
             raise ValueError(f"local:N needs a number of workers of at least 1, not {count!r}")
         return "local", int(count)
     if not text or any(c.isspace() for c in text):
-        raise ValueError(f"expected a scheduler address (host:port, tcp://host:port) or local[:N], not {text!r}")
+        raise ValueError(f"expected a scheduler address (host:port, tcp://host:port, tls://host:port) or local[:N], "
+                         f"not {text!r}")
     return "address", text
+
+
+PLAIN = ("tcp", "ws", "ucx")        # Dask's unencrypted protocols; a bare host:port is tcp
+ENCRYPTED = ("tls", "wss")
+
+
+def _scheme_host(address):
+    scheme, _, rest = address.rpartition("://")
+    scheme = scheme or "tcp"
+    if rest.startswith("["):                        # [IPv6]:port
+        host = rest[1:].partition("]")[0]
+    else:
+        host = rest.rpartition(":")[0] if ":" in rest else rest
+    return scheme, host
+
+
+def _loopback(host):
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False                                # a name: it could be any machine
+
+
+def check_access(spec, certs=None, insecure=False):
+    """Whether ``--cluster spec`` may be used as asked; ValueError (one line) if not. A Dask
+    scheduler runs whatever any host that reaches its port sends, so a plain (``tcp://``)
+    address off the loopback is refused unless ``insecure``; a ``tls://`` one needs ``certs``,
+    the folder of :func:`.certs.make_certificates` (mutual TLS: the client shows its
+    certificate, the scheduler and workers theirs, all signed by the cluster's CA)."""
+    kind, address = parse_spec(spec)
+    if kind == "local":
+        if certs is not None:
+            raise ValueError("--certs: a local cluster (local[:N]) listens on this machine only and needs none")
+        return
+    scheme, host = _scheme_host(address)
+    if scheme in ENCRYPTED:
+        if certs is None:
+            raise ValueError(f"--cluster {address}: give --certs DIR, the folder of the cluster's certificates "
+                             f"(made by 'hwmovegen cluster certs DIR')")
+        from .certs import certificate_paths
+        try:
+            certificate_paths(certs)
+        except FileNotFoundError as error:
+            raise ValueError(f"--certs: {error}") from None
+    elif certs is not None:
+        raise ValueError(f"--certs: {address} is not a TLS address (give tls://host:port)")
+    elif scheme in PLAIN and not _loopback(host) and not insecure:
+        raise ValueError(f"--cluster {address}: a plain {scheme}:// scheduler runs whatever any host that reaches "
+                         f"its port sends; use tls://{address.rpartition('://')[2]} with --certs DIR (see "
+                         f"'hwmovegen cluster certs'), or --insecure on a network you trust")
 
 
 def split_ply(depth, divide=False):
@@ -146,7 +200,11 @@ class Session:
     """A Dask client on the scheduler ``spec`` names (:func:`parse_spec`); ``local[:N]``
     starts and, on close, stops a LocalCluster of N one-thread worker processes."""
 
-    def __init__(self, spec, log=None):
+    def __init__(self, spec, log=None, certs=None, insecure=False):
+        try:
+            check_access(spec, certs, insecure)
+        except ValueError as error:
+            raise ClusterUnreachable(str(error)) from None
         kind, value = parse_spec(spec)
         try:
             import dask     # noqa: F401 (the optional extra, loaded only here; the message names it)
@@ -165,8 +223,14 @@ class Session:
                                       dashboard_address=None, silence_logs=logging.CRITICAL)
             self.client = Client(self.local)
         else:
+            security = None
+            if certs is not None:
+                from distributed.security import Security
+                from .certs import certificate_paths
+                ca, cert, key = map(str, certificate_paths(certs))
+                security = Security(require_encryption=True, tls_ca_file=ca, tls_client_cert=cert, tls_client_key=key)
             try:
-                self.client = Client(value)
+                self.client = Client(value, security=security)
             except (OSError, ValueError, TypeError) as error:
                 self._quiet.close()
                 raise ClusterUnreachable(f"cannot reach the Dask scheduler at {value}: {error}") from None

@@ -2,8 +2,12 @@
 --json, one-line errors, and no Dask at all without the option."""
 
 import json
+import socket
+import ssl
 import subprocess
 import sys
+
+import pytest
 
 from hwmovegen.cli import main
 
@@ -67,3 +71,71 @@ def test_without_dask_it_says_what_to_install(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
     code, out, err = run(capsys, "perft", "--depth", "2", "--cluster", "local:2")
     assert code == 2 and err.strip() == "hwmovegen: error: --cluster needs Dask: pip install 'hwmovegen[cluster]'"
+
+
+def test_a_plain_address_off_this_machine_is_refused_unless_insecure(capsys):
+    code, out, err = run(capsys, "perft", "--depth", "2", "--cluster", "tcp://192.0.2.7:8786")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "a plain tcp:// scheduler runs whatever any host that reaches its port sends" in err
+    assert "use tls://192.0.2.7:8786 with --certs DIR" in err
+    code, _, err = run(capsys, "perft", "--depth", "2", "--cluster", "192.0.2.7:8786")    # tcp, Dask's default
+    assert code == 2 and "plain tcp://" in err
+    code, _, err = run(capsys, "perft", "--depth", "2", "--cluster", "tls://192.0.2.7:8786")
+    assert code == 2 and "give --certs DIR" in err
+    code, _, err = run(capsys, "perft", "--depth", "2", "--certs", "somewhere")
+    assert code == 2 and err.strip() == "hwmovegen: error: --certs goes with --cluster"
+    import dask
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        # allowed, then not reached (a port nothing listens on): the refusal came before any connection
+        code, _, err = run(capsys, "perft", "--depth", "2", "--cluster", "tcp://192.0.2.7:9", "--insecure")
+    assert code == 2 and "cannot reach the Dask scheduler at tcp://192.0.2.7:9" in err
+
+
+def test_cluster_certs_writes_a_ca_and_a_pair_per_role(capsys, tmp_path):
+    code, out, _ = run(capsys, "cluster", "certs", str(tmp_path / "certs"), "--json")
+    files = json.loads(out)["files"]
+    assert code == 0 and sorted(files) == sorted(["ca.pem", "ca-key.pem"] + [f"{role}{end}" for role in
+                                                   ("scheduler", "worker", "client") for end in (".pem", "-key.pem")])
+    assert all((tmp_path / "certs" / name).stat().st_mode & 0o077 == 0 for name in files if name.endswith("key.pem"))
+    code, out, err = run(capsys, "cluster", "certs", str(tmp_path / "certs"))
+    assert code == 2 and out == "" and "already holds ca.pem" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_tls_cluster_refuses_a_client_without_its_certificate(capsys, tmp_path):
+    import dask
+    from distributed import LocalCluster
+    from distributed.security import Security
+    for name in ("ours", "theirs"):
+        assert run(capsys, "cluster", "certs", str(tmp_path / name))[0] == 0
+    ours = tmp_path / "ours"
+    security = Security(require_encryption=True, tls_ca_file=str(ours / "ca.pem"),
+                        **{f"tls_{role}_{part}": str(ours / f"{role}{end}") for role in ("scheduler", "worker", "client")
+                           for part, end in (("cert", ".pem"), ("key", "-key.pem"))})
+    with dask.config.set({"distributed.comm.timeouts.connect": "3s"}), \
+            LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tls://", host="127.0.0.1",
+                         security=security, dashboard_address=None) as local:
+        address = local.scheduler_address
+        assert address.startswith("tls://127.0.0.1:")
+        argv = ["perft", "--depth", "2", "--backend", "model", "--json", "--cluster", address]
+        code, out, _ = run(capsys, *argv, "--certs", str(ours))
+        assert code == 0 and json.loads(out)["nodes"] == 400 and json.loads(out)["cluster"]["workers"] == 1
+        # a certificate of another CA: the scheduler does not take it (nor the client the scheduler's)
+        code, out, err = run(capsys, *argv, "--certs", str(tmp_path / "theirs"))
+        assert code == 2 and out == "" and f"cannot reach the Dask scheduler at {address}" in err
+        # no certificate at all: plain TCP to the TLS port (on the loopback, so not refused before)
+        plain = address.replace("tls://", "tcp://")
+        code, out, err = run(capsys, *argv[:-1], plain)
+        assert code == 2 and out == "" and f"cannot reach the Dask scheduler at {plain}" in err
+        # the CA alone, no client certificate: mutual TLS wants one
+        alone = tmp_path / "ca-only"
+        alone.mkdir()
+        (alone / "ca.pem").write_bytes((ours / "ca.pem").read_bytes())
+        code, _, err = run(capsys, *argv, "--certs", str(alone))
+        assert code == 2 and "has no client.pem, client-key.pem" in err
+        # and a TLS connection trusting the CA but showing no certificate is cut in its handshake
+        host, port = address[len("tls://"):].rsplit(":", 1)
+        context = ssl.create_default_context(cafile=str(ours / "ca.pem"))
+        context.check_hostname = False
+        with socket.create_connection((host, int(port)), timeout=10) as raw, context.wrap_socket(raw) as tls:
+            with pytest.raises(ssl.SSLError, match="CERTIFICATE_REQUIRED|certificate required"):
+                tls.recv(1)

@@ -253,6 +253,22 @@ IMPOSSIBLE = [
     (["perft", "--in-hardware", "--depth", "2", "--backend", "model", "--cluster", NO_SCHEDULER], "cxxrtl or pysim"),
     (["perft", "--in-hardware", "--depth", "2", "--engines", str(LARGEST_ARRAY + 1), "--cluster", NO_SCHEDULER],
      "no target holds"),
+    # a cluster that anyone on the network could use, or TLS without its certificates
+    (["perft", "--depth", "2", "--cluster", "tcp://192.0.2.7:8786"], "--insecure on a network you trust"),
+    (["compare", "--cluster", "192.0.2.7:8786"], "a plain tcp:// scheduler"),
+    (["perft", "--depth", "2", "--cluster", "tls://192.0.2.7:8786"], "give --certs DIR"),
+    (["perft", "--depth", "2", "--cluster", "tls://192.0.2.7:8786", "--certs", "{folder}"], "has no ca.pem"),
+    (["perft", "--depth", "2", "--cluster", "tcp://127.0.0.1:9", "--certs", "{folder}"], "not a TLS address"),
+    (["perft", "--depth", "2", "--cluster", "local:2", "--certs", "{folder}"], "needs none"),
+    (["compare", "--insecure"], "--insecure goes with --cluster"),
+    (["cluster", "certs", "{file}"], "cannot write"),
+    (["cluster", "certs", "{folder}", "--days", "0"], "--days"),
+    (["cluster", "keys", "{folder}"], "invalid choice"),
+    # faults go between a terminal and a simulated board
+    (["board", "--sim", "--faults", "10"], "--faults needs --sim-pty"),
+    (["board", "--port", "{file}", "--faults", "10"], "--faults needs --sim-pty"),
+    (["board", "--sim-pty", "--faults", "10", "--perft", "2"], "--faults runs generation requests"),
+    (["board", "--sim", "--retries", "3"], "--retries"),
     (["frobnicate"], "invalid choice"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, places, argv, message):
