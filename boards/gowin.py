@@ -12,9 +12,11 @@ gives nextpnr no clock constraint), and the packer given the chip database's fam
 
 import re
 
+from amaranth.build import Attrs, Clock, Pins, Resource
 from amaranth.vendor import GowinPlatform
+from amaranth_boards.resources import ButtonResources, LEDResources, UARTResource
 
-__all__ = ["ApiculaPlatform"]
+__all__ = ["ApiculaPlatform", "TangNano20kPlatform"]
 
 # series-voltage-size-subseries-package-speed, as in GW2AR-LV18QN88C8/I7 or GW5AST-LV138FPG676AC1/I0
 _PART = re.compile(r"(GW[125]A?[NRST]{0,3}[EFNRSZ]{0,2})-(ZV|EV|LV|LX|UV|UX)(\d+)(B|C|S|X|P5)?"
@@ -82,3 +84,19 @@ class ApiculaPlatform(GowinPlatform):
                 {{name}}.pnr.json
             """,
         ]
+
+
+class TangNano20kPlatform(ApiculaPlatform):
+    """The Sipeed Tang Nano 20K (not in amaranth-boards): a GW2AR-18, a 27 MHz clock, the BL616's
+    USB serial bridge, six LEDs lit low."""
+    part = "GW2AR-LV18QN88C8/I7"
+    family = "GW2A-18C"
+    yosys_family = "gw2a"
+    default_clk = "clk27"
+    resources = [
+        Resource("clk27", 0, Pins("4", dir="i"), Clock(27e6), Attrs(IO_TYPE="LVCMOS33")),
+        UARTResource(0, rx="70", tx="69", attrs=Attrs(PULL_MODE="UP", IO_TYPE="LVCMOS33")),
+        *LEDResources(pins="15 16 17 18 19 20", invert=True, attrs=Attrs(IO_TYPE="LVCMOS33")),
+        *ButtonResources(pins="88 87", attrs=Attrs(IO_TYPE="LVCMOS33")),
+    ]
+    connectors = []

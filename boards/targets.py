@@ -79,6 +79,8 @@ class _GW5AST138SynthPlatform(ApiculaPlatform):
 # Gowin's BSRAM (18 Kbit): true dual port up to 18 bits, 36 bits only as a simple dual port
 # (one read port), the same shapes as the ECP5's DP16KD (Yosys's gowin/brams.txt)
 _BSRAM_SHAPES = ((512, 36, 1), (1024, 18, 2), (2048, 9, 2), (4096, 4, 2), (8192, 2, 2), (16384, 1, 2))
+# the BSRAM's Yosys cells: single port, simple and true dual port, ROM (each with its X9 variant)
+_BSRAM_CELLS = ("SP", "SDP", "DP", "pROM")
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,7 @@ class Target:
     carry_prefix: str
     bram_cell: str
     bram_capacity: int
-    bram_prefix: str        # Yosys cell names counted as block RAMs
+    bram_prefix: str | tuple    # Yosys cell names (their prefixes) counted as block RAMs
     bram_shapes: tuple      # (depth, width, read ports) configurations of one block RAM
     spram_cell: str = ""    # nextpnr's single-port RAM cell (the UltraPlus's SPRAM), if any
     spram_capacity: int = 0
@@ -128,9 +130,9 @@ TARGETS = {target.name: target for target in (
            "TRELLIS_FF", "CCU2C", "DP16KD", 208, "DP16KD",
            ((512, 36, 1), (1024, 18, 2), (2048, 9, 2), (4096, 4, 2), (8192, 2, 2), (16384, 1, 2))),
     Target("gw2ar-18", "Gowin GW2AR-18 (C8/I7)", _GW2AR18SynthPlatform, 100, "LUT4", 20736, "LUT", "DFF", "ALU",
-           "BSRAM", 46, "SP", _BSRAM_SHAPES),
+           "BSRAM", 46, _BSRAM_CELLS, _BSRAM_SHAPES),
     Target("gw5ast-138", "Gowin GW5AST-138 (C1/I0)", _GW5AST138SynthPlatform, 125, "LUT4", 138240, "LUT", "DFF",
-           "ALU", "BSRAM", 340, "SP", _BSRAM_SHAPES),
+           "ALU", "BSRAM", 340, _BSRAM_CELLS, _BSRAM_SHAPES),
 )}
 
 
