@@ -49,6 +49,16 @@ def test_gowin_targets():
         Mismatched()
 
 
+def test_the_tang_nano_20k_is_the_gw2ar_target():
+    """The dev board's part is the synthesis target's (its clock, its serial bridge's pins)."""
+    from hwmovegen.boards.devboards import check_baud, get_dev_board
+    board = get_dev_board("tangnano20k")
+    platform, target = board.platform(), get_target(board.target)
+    assert (platform.part, platform.family) == (target.platform.part, target.platform.family)
+    assert platform.default_clk_frequency == 27e6 and check_baud(27e6, 115_200) == 234
+    assert {resource.name for resource in platform.resources.values()} >= {"uart", "led", "clk27"}
+
+
 def test_unknown_target():
     with pytest.raises(KeyError, match="unknown target"):
         get_target("xc7a35t")
