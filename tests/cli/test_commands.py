@@ -131,7 +131,7 @@ def test_tables_report(capsys):
     code, out, _ = run(capsys, "tables", "--json")
     reports = {r["layout"]: r for r in json.loads(out)}
     assert code == 0 and reports["dense"]["total_bits"] <= 65536
-    assert reports["dense"]["block_rams"] == {"ice40-up5k": 20, "ecp5-85f": 4}
+    assert reports["dense"]["block_rams"] == {"ice40-up5k": 20, "ecp5-85f": 4, "gw2ar-18": 4, "gw5ast-138": 4}
     code, out, _ = run(capsys, "tables", "--target", "ice40-up5k")
     assert code == 0 and out.splitlines()[1].startswith("dense") and "20 / 30" in out.splitlines()[1]
 
@@ -184,7 +184,7 @@ def test_tables_for_the_fast_core_reports_its_slot_table(capsys):
     code, out, _ = run(capsys, "tables", "--core", "fast", "--json")
     report = json.loads(out)
     assert code == 0 and report["layout"] == "slots" and report["entries"] == 40
-    assert report["block_rams"] == {"ice40-up5k": 0, "ecp5-85f": 0}
+    assert report["block_rams"] == {"ice40-up5k": 0, "ecp5-85f": 0, "gw2ar-18": 0, "gw5ast-138": 0}
 
 
 def test_fast_core_from_the_commands(capsys):
