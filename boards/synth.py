@@ -278,26 +278,33 @@ def _count(cells, prefix):
     return sum(n for cell, n in cells.items() if cell.startswith(prefix))
 
 
-def _what(config):
+def _what(config, search=False):
     core, legal, perft_engines, order = config.core, config.legal, config.perft_engines, config.order
+    if search:
+        return f"the search engine ({core} core)"
     if perft_engines:
         return f"the perft array of {perft_engines} engine{'s' if perft_engines > 1 else ''} ({core} core)"
     stages = [name for name, present in (("the legality stage", legal), ("the ordering stage", order)) if present]
     return f"the {core} core{' with ' + ' and '.join(stages) if stages else ''}"
 
 
-def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=None):
+def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=None, search=False):
     """Synthesize, place and route the generator ``config`` names for ``target_name``; return
     the report dict. ``seed`` is nextpnr's placement seed (fmax varies by a few percent between
     seeds). The config's ``order``: the generator with the ordering stage (its ``order`` input
     a port). Its ``perft_engines`` > 0: a :class:`~hwmovegen.rtl.perft.PerftArray` of that many
     engines (each with the legality stage; the leaf counter where the target has room) instead
-    of a generator. ``stage(name)``: called as the flow enters each of :data:`STAGES`."""
+    of a generator. ``search``: a :class:`~hwmovegen.rtl.search.SearchEngine` on the config's core
+    and layout instead (the legality and ordering stages its own). ``stage(name)``: called as the
+    flow enters each of :data:`STAGES`."""
     target = get_target(target_name)
     config = config.canonical()     # a core without ROMs: one synthesis for every layout
     core, perft_engines = config.core, config.perft_engines
     if config.order and perft_engines:
         raise BadRequest("the perft array has no ordering stage: leave out the order or the perft engines")
+    if search and (perft_engines or config.order or config.legal):
+        raise BadRequest("the search engine has its own legality and ordering stages and no perft engines: "
+                         "leave those out")
     expected = check_fits(target, config) * max(perft_engines, 1)
     if expected > target.bram_capacity:     # every engine has its own ROMs
         raise DoesNotFit(f"{_what(config)} does not fit the {target.name}: its ROMs need "
@@ -305,7 +312,10 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=N
     if build_dir is not None:
         check_out_dir(build_dir)
     tool_environment()         # a missing tool is reported before anything is built
-    if perft_engines:
+    if search:
+        from ..rtl.search import SearchEngine
+        design = SearchEngine(layout=config.layout, core=core)
+    elif perft_engines:
         design = PerftArray.from_config(config.replace(count_leaves=target.leaf_counter))
     else:
         design = MoveGenerator.from_config(config.replace(order=config.order and SELECTABLE))
@@ -325,7 +335,7 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=N
                        f"{_count(error.cells, target.ff_prefix)} FFs and "
                        f"{_count(error.cells, target.bram_prefix)} block RAMs for {target.logic_capacity} logic "
                        f"cells and {target.bram_capacity} block RAMs)")
-        raise DoesNotFit(f"{_what(config)} does not fit the {target.device}: {error}, "
+        raise DoesNotFit(f"{_what(config, search)} does not fit the {target.device}: {error}, "
                          f"the device has {capacity[cell]}{netlist}", error.cells) from None
     finally:
         if own_dir:
@@ -336,9 +346,10 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=N
         "target": target_name,
         "layout": design.layout if isinstance(design.layout, str) else design.layout.name,
         "core": core,
-        "legal": config.legal or bool(perft_engines),
+        "legal": config.legal or bool(perft_engines) or search,
         "perft_engines": perft_engines,
-        "order": bool(config.order),
+        "order": bool(config.order) or search,
+        **({"search": True} if search else {}),
         "seed": seed,
         "fmax_mhz": round(parsed["fmax_mhz"], 2) if parsed["fmax_mhz"] else None,
         "constraint_mhz": parsed["constraint_mhz"],
@@ -359,9 +370,9 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=N
     }
 
 
-def _report_path(target, config):
+def _report_path(target, config, search=False):
     config = config.canonical()
-    kind = (f"-perft{config.perft_engines}" if config.perft_engines else
+    kind = ("-search" if search else f"-perft{config.perft_engines}" if config.perft_engines else
             ("-legal" if config.legal else "") + ("-order" if config.order else ""))
     return cache_dir("synth") / f"{target}-{config.core}-{config.layout}{kind}.json"
 
@@ -372,11 +383,12 @@ def _report_config(report):
                            SELECTABLE if report.get("order") else None, report.get("perft_engines", 0))
 
 
-def saved_report(target, config=GeneratorConfig()):
+def saved_report(target, config=GeneratorConfig(), search=False):
     """The last report ``rated_synth`` kept for this configuration, or None. A design that
     did not fit has ``does_not_fit`` (the reason) instead of figures. A generator with the
-    ordering stage is kept apart from the plain one."""
-    path = _report_path(target, config)
+    ordering stage is kept apart from the plain one; ``search``: the search engine's on the
+    config's core and layout."""
+    path = _report_path(target, config, search)
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
@@ -384,7 +396,9 @@ def saved_report(target, config=GeneratorConfig()):
 
 
 def _save_report(report):
-    path = _report_path(report["target"], _report_config(report))
+    search = report.get("search", False)
+    config = (GeneratorConfig(report["layout"], report["core"]) if search else _report_config(report))
+    path = _report_path(report["target"], config, search)
     report = {**report, "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     temporary = path.with_suffix(f".{os.getpid()}.tmp")
     temporary.write_text(json.dumps(report, indent=1) + "\n")
@@ -420,21 +434,27 @@ def _perft_rate(config, log=None):
 RATED_STAGES = STAGES + ("moves/cycle",)
 
 
-def rated_synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=None, log=None):
+def rated_synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=None, log=None, search=False):
     """:func:`synth` plus the core's moves/cycle (``moves_per_cycle``, from the compiled model
     over the standard batch; with ``order`` the ordered stream's, in ``RATE_ORDER``) and moves/s
     (``mmoves_per_s``, millions), or for a perft array
     its nodes/cycle and nodes/s (``mnodes_per_s``, start position depth 4); the report, or the
     :class:`DoesNotFit` verdict, is kept as this configuration's last (:func:`saved_report`).
-    ``stage(name)`` as each of :data:`RATED_STAGES` begins; ``log``: the compile's notices."""
+    ``stage(name)`` as each of :data:`RATED_STAGES` begins; ``log``: the compile's notices.
+    ``search``: the search engine, whose report has no rate of its own (a search's nodes/s is
+    its own cycles at this fmax: ``hwmovegen search`` and ``bench search`` project it)."""
     config = config.canonical()
     try:
-        report = synth(target_name, config, build_dir=build_dir, seed=seed, stage=stage)
+        report = synth(target_name, config, build_dir=build_dir, seed=seed, stage=stage, search=search)
     except DoesNotFit as error:
         _save_report({"target": target_name, "layout": config.layout, "core": config.core,
-                      "legal": config.legal or bool(config.perft_engines), "perft_engines": config.perft_engines,
-                      "order": bool(config.order), "seed": seed, "does_not_fit": str(error)})
+                      "legal": config.legal or bool(config.perft_engines) or search,
+                      "perft_engines": config.perft_engines, "order": bool(config.order) or search,
+                      **({"search": True} if search else {}), "seed": seed, "does_not_fit": str(error)})
         raise
+    if search:
+        _save_report(report)
+        return report
     if stage:
         stage(RATED_STAGES[-1])
     if config.perft_engines:

@@ -39,6 +39,9 @@ def register(subparsers):
     p.add_argument("--order", action="store_true",
                    help=f"with the ordering stage (its order an input; moves/s measured in {RATE_ORDER} order)")
     add_perft_engines(p, help="the perft array of N engines (each with the legality stage) instead of the generator")
+    p.add_argument("--search", action="store_true",
+                   help="the search engine (its own legality and ordering stages) instead of the generator; "
+                        "'hwmovegen search' projects nodes/s at its fmax")
     p.add_argument("--out", metavar="DIR", type=output_dir, help="keep the build files in this folder")
     p.add_argument("--seed", type=whole(1, MAX_SEED), default=1, help="nextpnr placement seed (default 1)")
     add_force(p)
@@ -116,14 +119,21 @@ def _synth(args):
     engines = args.perft_engines or 0
     if args.order and engines:
         raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
-    with stages(args, RATED_STAGES, f"synthesis for the {args.target}") as stage:
+    if args.search and (engines or args.order or args.legal):
+        raise CliError("--search: the search engine has its own legality and ordering stages and no perft engines "
+                       "(leave out --legal, --order and --perft-engines)")
+    with stages(args, STAGES if args.search else RATED_STAGES, f"synthesis for the {args.target}") as stage:
         report = rated_synth(args.target, _flag_config(args), build_dir=args.out, seed=args.seed, stage=stage,
-                             log=log(args))
+                             log=log(args), search=args.search)
     if args.json:
         print(json.dumps(report))
         return 0
     path = report["critical_path"] or {}
-    if engines:
+    if args.search:
+        design = f'search engine, {report["core"]} core'
+        rate = ("nodes/s", "fmax / cycles per node: 'hwmovegen search' and 'bench search' project it from "
+                           "their runs' cycles")
+    elif engines:
         design = f'perft array of {engines} engine{"s" if engines > 1 else ""}, {report["core"]} core'
         rate = ("nodes/s", f'{report["mnodes_per_s"]} M ({report["nodes_per_cycle"]} nodes/cycle x fmax, '
                            f'perft start position depth 4)' if report["mnodes_per_s"]
@@ -135,6 +145,8 @@ def _synth(args):
                 if report["mmoves_per_s"] else "- (no C++ compiler to measure moves/cycle)")
     parts = (", legality stage" if report["legal"] and not engines else "") + \
         (", ordering stage" if report["order"] else "")
+    if args.search:
+        parts = ""
     print_rows([
         ("target", f'{report["target"]} ({design}, {_layout_words(report)}{parts})'),
         ("fmax", f'{report["fmax_mhz"]} MHz routed (goal {report["goal_mhz"]} MHz, '

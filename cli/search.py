@@ -3,9 +3,12 @@
 import argparse
 import json
 
+from ..boards.synth import saved_report
+from ..boards.targets import TARGETS
 from ..sim.model import Position
 from ..sim.model.search import SearchRequest, format_score
 from ..sim.backends import get_search_backend, search_backends
+from ..tables.contracts import GeneratorConfig
 from ..tables.search import DEFAULT_QUIESCENCE, INF, MAX_DEPTH, MAX_QUIESCENCE
 from .common import CliError, add_core, add_json, add_positions, log, positions, print_rows, progress
 from .validate import positive_int, whole
@@ -46,7 +49,27 @@ def register(subparsers):
                    help="node limit: stop before the make that would exceed N nodes and report the best "
                         "root move completed (default: none)")
     p.add_argument("--hint", metavar="MOVE", help="a root move (UCI) to search first; ignored if not legal")
+    p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
+                   help="hardware backends: whose saved 'synth --search' report's routed fmax projects nodes/s "
+                        "(default ecp5-85f)")
     add_json(p)
+
+
+def search_fmax(target, core):
+    """The routed fmax (MHz) of the last fitting ``synth --search`` of the engine on ``core`` for
+    ``target``, or None."""
+    report = saved_report(target, GeneratorConfig(core=core), search=True)
+    return report["fmax_mhz"] if report and not report.get("does_not_fit") else None
+
+
+def projection(result, fmax):
+    """A hardware search's cycles per node and its nodes/s at ``fmax`` MHz (None without one)."""
+    if not result.cycles:
+        return {}
+    out = {"cycles_per_node": round(result.cycles / result.nodes, 2)}
+    if fmax:
+        out.update(fmax_mhz=fmax, projected_nodes_per_s=round(result.nodes * fmax * 1e6 / result.cycles))
+    return out
 
 
 def run(args):
@@ -60,6 +83,7 @@ def run(args):
         chosen = get_search_backend(args.backend, core=args.core, log=log(args))
     except KeyError as error:
         raise CliError(error.args[0]) from None
+    fmax = search_fmax(args.target, args.core) if chosen.hardware else None
     bar = progress(args, len(records))
     try:
         for index, record in enumerate(records):
@@ -70,7 +94,8 @@ def run(args):
             bar.update()
             if args.json:
                 out = {"fen": record.fen, "backend": chosen.name, "depth": args.depth,
-                       "quiescence": args.quiescence, "window": [alpha, beta], **result.as_dict()}
+                       "quiescence": args.quiescence, "window": [alpha, beta], **result.as_dict(),
+                       **projection(result, fmax)}
                 if record.ops:
                     out["epd"] = record.ops
                 print(json.dumps(out), flush=True)
@@ -81,6 +106,12 @@ def run(args):
                     ("score", f"{format_score(result.score)} ({result.bound})"),
                     ("pv", " ".join(move.uci() for move in result.pv) or "(empty)")]
             rows += [(name, f"{value:,}") for name, value in result.counters().items()]
+            rated = projection(result, fmax)
+            if rated:
+                rows.append(("cycles/node", f'{rated["cycles_per_node"]:.2f}'))
+                rows.append(("nodes/s", f'{rated["projected_nodes_per_s"] / 1e6:,.2f} M projected at the routed '
+                                        f'{fmax} MHz ({args.target}, synth --search)' if fmax else
+                             f"- (no 'synth --search --target {args.target} --core {args.core}' report)"))
             if result.aborted:
                 rows.append(("aborted", f"node limit {args.nodes:,} reached"))
             print_rows(rows)

@@ -17,6 +17,9 @@ from ..sim.peers.stockfish import find_stockfish
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
                      add_order, add_perft_engines, add_ready, backend, check_cluster, cluster_rows, cluster_session,
                      config, log, positive_int, print_rows, print_table, progress)
+from ..sim.backends import get_search_backend
+from ..sim.drivers.bench import SEARCH_BENCH, SEARCH_BENCH_DEPTH, SEARCH_PEERS, search_rows
+from ..tables.search import MAX_DEPTH
 from .validate import (MAX_RANDOM, MAX_REPEAT, MAX_SEED, add_force, check_engines, check_perft_depth,
                        whole)
 
@@ -48,14 +51,18 @@ def register(subparsers):
                               description="Per CPW position: moves, steps, cycles, moves per cycle and "
                                           "simulated cycles per second (compiled backend); then perft from "
                                           "the start position through the hardware, the model and python-chess.")
-    p.add_argument("what", nargs="?", choices=("moves", "perft"), default="moves",
+    p.add_argument("what", nargs="?", choices=("moves", "perft", "search"), default="moves",
                    help="moves (default): the generator's figures; perft: whole trees in the hardware (perft "
-                        "arrays) against python-chess, Stockfish and Gigantua")
+                        "arrays) against python-chess, Stockfish and Gigantua; search: the search engine "
+                        "(compiled) on the CPW positions and three middlegames, beside the Deep Blue chip "
+                        "and Belle")
     add_perft_engines(p, help="perft: the large array (default: the largest with a saved fitting 'synth "
                         "--perft-engines' report for --target, else 8)")
     p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
-                   help="perft: whose routed fmax projects nodes/s (default ecp5-85f)")
-    p.add_argument("--depth", type=positive_int, default=4, help="perft depth from the start position (default 4)")
+                   help="perft, search: whose routed fmax projects nodes/s (default ecp5-85f)")
+    p.add_argument("--depth", type=positive_int,
+                   help=f"perft depth from the start position (default 4); search: the full-width depth, 1 to "
+                        f"{MAX_DEPTH} (default {SEARCH_BENCH_DEPTH})")
     p.add_argument("--repeat", type=whole(1, MAX_REPEAT), default=2000,
                    help="generations per position for the cycles/s figures (default 2000)")
     add_layout(p)
@@ -138,6 +145,9 @@ def _three_figures(seconds):
 def _bench(args):
     if args.what == "perft":
         return _bench_perft(args)
+    if args.what == "search":
+        return _bench_search(args)
+    args.depth = args.depth or 4
     # the tree runs through cxxrtl, the model and python-chess: the model is the slowest
     check_perft_depth(args.depth, "model", force=args.force)
     if args.order == "captures":
@@ -281,3 +291,84 @@ def _bench_perft(args):
     for name in wrong:
         print(f"MISMATCH: the hardware's count for {name} is not the published one")
     return 1 if wrong else 0
+
+
+def _engines_that_fit(report):
+    """How many search engines the report's device holds by its logic cells and block RAMs."""
+    counts = [report[f"{kind}_available"] // report[kind] for kind in ("logic_cells", "brams") if report.get(kind)]
+    return min(counts) if counts else None
+
+
+def _bench_search(args):
+    depth = args.depth or SEARCH_BENCH_DEPTH
+    if depth > MAX_DEPTH:
+        raise CliError(f"--depth {depth}: the search engine searches 1 to {MAX_DEPTH} plies")
+    report = saved_report(args.target, config(args), search=True)
+    fits = report and not report.get("does_not_fit")
+    fmax = report["fmax_mhz"] if fits else None
+    engines = _engines_that_fit(report) if fits else None
+    try:
+        engine = get_search_backend("cxxrtl", core=args.core, log=log(args))
+        if engine.name != "cxxrtl":
+            raise FlowError("bench search measures the compiled search engine: it needs a C++ compiler (g++)")
+        engine.prepare()
+    except BackendUnavailable as error:
+        raise FlowError(str(error)) from None
+    bar = progress(args, len(SEARCH_BENCH), unit="position")
+    try:
+        rows = search_rows(engine, depth, fmax, progress=bar.update)
+    finally:
+        bar.close()
+    nodes, cycles = sum(row["nodes"] for row in rows), sum(row["cycles"] for row in rows)
+    total = {"nodes": nodes, "cycles": cycles, "cycles_per_node": round(cycles / nodes, 2),
+             "cycles_in": {part: sum(row["cycles_in"][part] for row in rows) for part in rows[0]["cycles_in"]}}
+    if fmax:
+        total["projected_nodes_per_s"] = round(nodes * fmax * 1e6 / cycles)
+        if engines:
+            total["engines_per_device"] = engines
+            total["projected_nodes_per_s_per_device"] = engines * total["projected_nodes_per_s"]
+    peers = [{"name": name, "cycles_per_node": per_node, "nodes_per_s": rate} for name, per_node, rate in SEARCH_PEERS]
+    if args.json:
+        for row in rows:
+            print(json.dumps({"core": args.core, "target": args.target, **row}))
+        print(json.dumps({"core": args.core, "target": args.target, "fmax_mhz": fmax, "total": total,
+                          "peers": peers}))
+        return 0
+    header = ["position", "best", "score", "nodes", "qnodes", "cycles", "cycles/node", "first move", "make/unmake",
+              "M nodes/s", "time to depth"]
+    table = []
+    for row in rows:
+        parts = row["cycles_in"]
+        table.append([row["name"], row["best"] or "-", row["score_text"], f'{row["nodes"]:,}', f'{row["qnodes"]:,}',
+                      f'{row["cycles"]:,}', f'{row["cycles_per_node"]:.1f}',
+                      f'{parts["first_move"] / row["cycles"]:.0%}', f'{parts["apply"] / row["cycles"]:.0%}',
+                      f'{row["projected_nodes_per_s"] / 1e6:.2f}' if fmax else "-",
+                      f'{row["time_to_depth_ms"]:.2f} ms' if fmax else "-"])
+    parts = total["cycles_in"]
+    table.append(["all", "", "", f"{nodes:,}", f'{sum(row["qnodes"] for row in rows):,}', f"{cycles:,}",
+                  f'{total["cycles_per_node"]:.1f}', f'{parts["first_move"] / cycles:.0%}',
+                  f'{parts["apply"] / cycles:.0%}',
+                  f'{total["projected_nodes_per_s"] / 1e6:.2f}' if fmax else "-", ""])
+    print_table(header, table, "<<>>>>>>>>>")
+    print(f"\ndepth {depth}, quiescence {rows[0]['quiescence']}, {args.core} core; cycles from cycle-accurate "
+          "simulation (CXXRTL) of the search engine, from start to done")
+    print("where the cycles go (all positions): "
+          + ", ".join(f"{label} {parts[part] / cycles:.0%}" for part, label in (
+              ("generate", "generating (start to done)"), ("first_move", "of which waiting for the first move"),
+              ("apply", "make/unmake"), ("pv", "PV copies"), ("draw", "history scans")))
+          + f", the rest (entering nodes, stand pat, scoring) "
+            f"{1 - (parts['generate'] + parts['apply'] + parts['pv'] + parts['draw']) / cycles:.0%}")
+    if fmax:
+        line = (f"projected at the routed {fmax} MHz of the last 'hwmovegen synth --search --target {args.target} "
+                f"--core {args.core}': {total['projected_nodes_per_s'] / 1e6:.2f} M nodes/s per engine")
+        if engines:
+            line += (f"; {engines} engines fit the device by its cells and block RAMs: "
+                     f"{total['projected_nodes_per_s_per_device'] / 1e6:.2f} M nodes/s if they split the root "
+                     "(the engines do not split a search yet)")
+        print(line)
+    else:
+        print(f"M nodes/s: no fitting 'hwmovegen synth --search --target {args.target} --core {args.core}' report")
+    for peer in peers:
+        print(f"{peer['name']}: {peer['nodes_per_s'] / 1e6:.2f} M positions/s"
+              + (f", about {peer['cycles_per_node']} cycles a position" if peer["cycles_per_node"] else ""))
+    return 0

@@ -95,7 +95,10 @@ class MoveApplier(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.stack = stack = Memory(shape=StackEntry, depth=self.depth, init=[])
+        # a power of two deep: the top's address, level - 1, wraps to the last word at level 0 (read
+        # and unused), which must exist (CXXRTL stops on a read out of bounds; a stack of 17 for
+        # the search engine would read word 31)
+        m.submodules.stack = stack = Memory(shape=StackEntry, depth=1 << (self.depth - 1).bit_length(), init=[])
         push, top = stack.write_port(), stack.read_port(transparent_for=())
 
         command, edit = self.commands.payload, self.edit

