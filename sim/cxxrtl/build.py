@@ -8,6 +8,7 @@ Yosys version and the compiler command, in ``~/.cache/hwmovegen/cxxrtl`` (``$HWM
 digest, without elaborating the design.
 """
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -151,15 +152,19 @@ def _compile(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLA
     if name in _KNOWN:
         return _KNOWN[name]
     index = _index_path(name, flags)
-    try:
-        library = cache_dir("cxxrtl") / index.read_text().strip() / "model.so"
-    except OSError:
-        library = None
-    if library is None or not library.exists():
-        library = _compile_design(name, driver_name, make_rtlil, what, log, flags)
-        temporary = index.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(library.parent.name + "\n")
-        os.replace(temporary, index)
+    # One build of a design at a time across processes (parallel test workers, cluster workers on
+    # one machine): the second waits for the first's library instead of compiling it again.
+    with open(index.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            library = cache_dir("cxxrtl") / index.read_text().strip() / "model.so"
+        except OSError:
+            library = None
+        if library is None or not library.exists():
+            library = _compile_design(name, driver_name, make_rtlil, what, log, flags)
+            temporary = index.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(library.parent.name + "\n")
+            os.replace(temporary, index)
     _BUILDS[name] = library
     return library
 
