@@ -3,13 +3,15 @@
 import json
 import math
 
-from ..sim.drivers.bench import RATE_POSITIONS, perft_rows, position_rows, stage_overhead, stream_rate
+from ..sim.drivers.bench import (PERFT_BENCH, RATE_POSITIONS, SEARCH_BENCH, SEARCH_BENCH_DEPTH, SEARCH_PEERS,
+                                 hardware_perft_rows, perft_rows, position_rows, search_rows, stage_overhead,
+                                 stream_rate)
 from ..sim.drivers.compare import compare
 from ..sim.model.epd import bundled_suites, cpw_records, read_epd_files
 from ..sim.model.positions import random_boards
 from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
-from ..sim.drivers.bench import PERFT_BENCH, hardware_perft_rows
+from ..sim.backends import get_search_backend, offer
 from ..sim.cxxrtl import BackendUnavailable, CxxrtlBackend
 from ..sim.drivers.hwperft import HardwarePerft
 from ..sim.peers.gigantua import find_gigantua
@@ -17,8 +19,6 @@ from ..sim.peers.stockfish import find_stockfish
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
                      add_order, add_perft_engines, add_ready, backend, check_cluster, cluster_rows, cluster_session,
                      config, log, positive_int, print_rows, print_table, progress)
-from ..sim.backends import get_search_backend
-from ..sim.drivers.bench import SEARCH_BENCH, SEARCH_BENCH_DEPTH, SEARCH_PEERS, search_rows
 from ..tables.search import MAX_DEPTH
 from .validate import (MAX_RANDOM, MAX_REPEAT, MAX_SEED, add_force, check_engines, check_perft_depth,
                        whole)
@@ -307,10 +307,11 @@ def _bench_search(args):
     fits = report and not report.get("does_not_fit")
     fmax = report["fmax_mhz"] if fits else None
     engines = _engines_that_fit(report) if fits else None
+    why = offer("cxxrtl").missing()
+    if why is not None:
+        raise FlowError(f"bench search measures the compiled search engine: {why}")
     try:
         engine = get_search_backend("cxxrtl", core=args.core, log=log(args))
-        if engine.name != "cxxrtl":
-            raise FlowError("bench search measures the compiled search engine: it needs a C++ compiler (g++)")
         engine.prepare()
     except BackendUnavailable as error:
         raise FlowError(str(error)) from None

@@ -24,7 +24,9 @@ def test_pysim_backend_answers_as_the_model(capsys):
     common = ("search", "--fen", MATE_IN_ONE, "--depth", "1", "--core", "fast", "--json")
     model = _json(capsys, *common)
     hardware = _json(capsys, *common, "--backend", "pysim")
-    assert hardware.pop("cycles") > hardware["nodes"] and hardware.pop("backend") == "pysim"
+    cycles = hardware.pop("cycles")
+    assert cycles > hardware["nodes"] and hardware.pop("backend") == "pysim"
+    assert hardware.pop("cycles_per_node") == round(cycles / hardware["nodes"], 2)
     model.pop("backend")
     assert hardware == model and hardware["score_text"] == "mate 1"
 
