@@ -69,7 +69,8 @@ def test_an_ordered_generator_is_reported_apart(tmp_path, monkeypatch, capsys):
     stubbed: the configuration's key and the printed stage are what is checked here)."""
     monkeypatch.setattr(synth_module, "cache_dir", lambda *parts: tmp_path)
 
-    def fake_synth(target, config, build_dir, seed, stage=None):
+    def fake_synth(target, config, build_dir, seed, stage=None, search=False):
+        assert not search
         order = bool(config.order)
         return {"target": target, "layout": config.layout, "core": config.core, "legal": config.legal,
                 "perft_engines": 0, "order": order,
@@ -181,6 +182,8 @@ def test_synthesis_reports_its_stages_on_a_terminal_and_nothing_in_json(capsys, 
             (Path(root) / "build_top.sh").write_text(FAKE_FLOW)
 
     class FakePlatform:
+        required_tools = ["yosys", "nextpnr-ice40", "icepack"]
+
         def build(self, top, *args, build_dir, **kwargs):
             top._MustUse__silence = top.core._MustUse__silence = True    # never elaborated here
             Path(build_dir).mkdir(parents=True, exist_ok=True)
