@@ -348,6 +348,8 @@ def test_a_failing_flow_is_one_line_exit_1(capsys, monkeypatch):
             (Path(root) / "build_top.sh").write_text("echo 'ERROR: Max frequency below 1 MHz' >&2; exit 1\n")
 
     class BrokenPlatform:
+        required_tools = ["yosys", "nextpnr-ice40", "icepack"]
+
         def build(self, top, *args, build_dir, **kwargs):
             top._MustUse__silence = top.core._MustUse__silence = True    # never elaborated here
             Path(build_dir).mkdir(parents=True, exist_ok=True)
