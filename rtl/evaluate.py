@@ -8,8 +8,9 @@ endgame, the phase weight, :func:`hwmovegen.tables.eval.piece_terms`; the Polygl
 :func:`hwmovegen.tables.zobrist.piece_key`) and updates its sums at the same clock edge as the
 board, so that the terms always belong to the board as it stands and a leaf costs no cycle of
 evaluation. After a load, ``scan`` adds the 64 squares up once, a square a cycle. The key's
-state part (side to move, castling rights, the en-passant file when Polyglot hashes it) and the
-tapered score are logic on those registers and the state.
+state part (side to move, castling rights, the en-passant file when Polyglot hashes it) is logic
+on those registers and the state; the tapered score is registered from them over two cycles, with
+``ready`` to say when it belongs to the board.
 
 :class:`InCheck` tells whether the side to move's king is attacked, from the planes alone
 (the rays from the king to the first piece, the knight and pawn squares around it), so that a
@@ -30,9 +31,10 @@ from .board import BoardView, EditSignature
 from .core import PLANES
 from .types import BoardState
 
-__all__ = ["PieceTerms", "PositionTerms", "InCheck", "TERM_BITS", "terms_rom", "keys_rom", "follow_board"]
+__all__ = ["PieceTerms", "PositionTerms", "InCheck", "TERM_BITS", "SCORE_LATENCY", "terms_rom", "keys_rom", "follow_board"]
 
 TERM_BITS = 16              # |mg|, |eg| of a legal position stay far below 2**15
+SCORE_LATENCY = 2           # cycles from a board's last edit to its score on ``score``
 _PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = 1, 2, 3, 4, 5, 6
 _N, _NE, _E, _SE, _S, _SW, _W, _NW = range(8)
 
@@ -82,7 +84,12 @@ class PositionTerms(wiring.Component):
     key : Out(64)
         The Polyglot key of the board and state.
     score : Out(signed(SCORE_BITS))
-        The tapered evaluation for the side to move (floor of the 256ths, negated for black).
+        The tapered evaluation for the side to move (floor of the 256ths, negated for black),
+        registered: it follows the board ``SCORE_LATENCY`` cycles late.
+    ready : Out(1)
+        ``score`` belongs to the board as it stands: no edit, state write or scan step in the last
+        ``SCORE_LATENCY`` cycles (a reader waits for it; the applier's make and unmake leave two
+        cycles before the engine's first read, so it does not wait there).
     """
 
     def __init__(self):
@@ -97,6 +104,7 @@ class PositionTerms(wiring.Component):
             "phase": Out(range(MAX_PHASE + 1)),
             "key": Out(64),
             "score": Out(signed(SCORE_BITS)),
+            "ready": Out(1),
         })
 
     def elaborate(self, platform):
@@ -152,19 +160,30 @@ class PositionTerms(wiring.Component):
         m.d.comb += self.key.eq(pieces_key ^ castle ^ Mux(state.ep_valid & beside, ep_keys, 0)
                                 ^ Mux(white, TURN_KEY, 0))
 
-        # tapering: phase256 from a 25-entry table, then a floor of the 256ths
+        # tapering, registered over SCORE_LATENCY cycles (a multiply and two adds are too long for
+        # the cycle that reads the score): mg * p + eg * (256 - p) = eg * 256 + (mg - eg) * p, so
+        # the floor of the 256ths is eg + ((mg - eg) * p >> 8), the same floor with one multiply
         phase = Signal(range(MAX_PHASE + 1))
         m.d.comb += phase.eq(Mux(weights > MAX_PHASE, MAX_PHASE, weights))
         phase256 = Signal(range(257))
         with m.Switch(phase):
             for index, value in enumerate(PHASE256):
                 with m.Case(index):
-                    m.d.comb += phase256.eq(value)
-        blend = Signal(signed(TERM_BITS + 10))
-        m.d.comb += blend.eq(mg * phase256 + eg * (256 - phase256))
-        white_score = blend >> 8
+                    m.d.sync += phase256.eq(value)
+        difference = Signal(signed(TERM_BITS + 1))
+        endgame, for_white = Signal(signed(TERM_BITS)), Signal(1)
+        m.d.sync += [difference.eq(mg - eg), endgame.eq(eg), for_white.eq(white)]
+        white_score = endgame + ((difference * phase256) >> 8)
+        m.d.sync += self.score.eq(Mux(for_white, white_score, -white_score))
+
+        # the score belongs to the board once SCORE_LATENCY edges have passed without a change
+        age = Signal(range(SCORE_LATENCY + 1))
+        with m.If(self.scan | changing | self.edit.state_en):
+            m.d.sync += age.eq(0)
+        with m.Elif(age != SCORE_LATENCY):
+            m.d.sync += age.eq(age + 1)
         m.d.comb += [
-            self.score.eq(Mux(white, white_score, -white_score)),
+            self.ready.eq(~scanning & (age == SCORE_LATENCY)),
             self.mg.eq(mg), self.eg.eq(eg), self.phase.eq(phase), self.busy.eq(scanning),
         ]
         return m

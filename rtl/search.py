@@ -123,6 +123,9 @@ class SearchEngine(wiring.Component):
                                        legal_count=True)
         self.applier = MoveApplier(max_plies)
         self.terms = PositionTerms()
+        # for tests, not a port: the FSM acts on the stand-pat score this cycle (``terms.ready``
+        # must be high then: a stale score would go unnoticed wherever it happens to be equal)
+        self.score_read = Signal(1)
         super().__init__({
             "load": In(LoadSignature()),
             "history": In(HistorySignature()),
@@ -278,11 +281,15 @@ class SearchEngine(wiring.Component):
                 with m.If(~quiescent | in_check.check):
                     m.d.sync += order.eq(Order.MVV_LVA)
                     m.next = "GENERATE"
+                with m.Elif(~terms.ready):
+                    pass                    # the registered score is a cycle or two behind the board
                 with m.Elif(stand >= beta):
+                    m.d.comb += self.score_read.eq(1)
                     count("cutoffs")
                     m.d.sync += ret.eq(beta)
                     m.next = "RETURN"
                 with m.Else():
+                    m.d.comb += self.score_read.eq(1)
                     with m.If(stand > alpha):
                         m.d.sync += alpha.eq(stand)
                     with m.If(q == request.quiescence):
@@ -330,8 +337,10 @@ class SearchEngine(wiring.Component):
                         m.d.sync += ret.eq(mated)
                         m.next = "RETURN"
                     with m.Elif(q == request.quiescence):
-                        m.d.sync += ret.eq(Mux(stand >= beta, beta, Mux(stand <= alpha, alpha, stand)))
-                        m.next = "RETURN"
+                        with m.If(terms.ready):     # (after a generation it is)
+                            m.d.comb += self.score_read.eq(1)
+                            m.d.sync += ret.eq(Mux(stand >= beta, beta, Mux(stand <= alpha, alpha, stand)))
+                            m.next = "RETURN"
                     with m.Else():
                         m.next = "NEXT"
                 with m.Elif(gen.legal_moves == 0):      # the captures of a stalemate: none

@@ -89,9 +89,10 @@ class PysimSearch:
     def prepare(self):
         """Nothing to build: the design is elaborated with the simulator."""
 
-    def search(self, request, abort_after=None):
+    def search(self, request, abort_after=None, watch=None):
         """The engine's answer to ``request``; ``abort_after``: raise ``abort`` for a cycle that many
-        cycles after ``start``."""
+        cycles after ``start``; ``watch``: called with the simulator's context in every cycle of the
+        search (a test's monitor of the engine's inner signals)."""
         from amaranth.sim import Simulator
         from . import pysim as tb
         dut, words = self.dut, {}
@@ -112,6 +113,8 @@ class PysimSearch:
             cycle = 0
             while not ctx.get(dut.done):
                 ctx.set(dut.abort, cycle == abort_after)
+                if watch:
+                    watch(ctx)
                 await ctx.tick()
                 cycle += 1
             ctx.set(dut.abort, 0)

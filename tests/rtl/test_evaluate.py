@@ -12,7 +12,7 @@ from amaranth.sim import Simulator
 
 from hwmovegen.rtl.apply import MoveApplier
 from hwmovegen.rtl.board import BoardRAM
-from hwmovegen.rtl.evaluate import InCheck, PositionTerms, follow_board
+from hwmovegen.rtl.evaluate import SCORE_LATENCY, InCheck, PositionTerms, follow_board
 from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.model import Position, generate
 from hwmovegen.sim.harness.wire import word_from_move
@@ -57,6 +57,17 @@ async def _apply(ctx, applier, move=None):
         await ctx.tick()
 
 
+async def _settle(ctx, terms):
+    """Wait for the registered score to catch up with the board: at most SCORE_LATENCY cycles
+    after the applier's last edit (the engine reads it that late, in EXPAND)."""
+    waited = 0
+    while not ctx.get(terms.ready):
+        await ctx.tick()
+        waited += 1
+    assert waited <= SCORE_LATENCY
+    assert SCORE_LATENCY <= 2                # a third stage would make a stand-pat node wait
+
+
 def walk(fens, plies, paths, seed=1):
     """For each position: load, scan, then ``paths`` random paths of ``plies`` moves made and
     unmade, the readings checked at every node."""
@@ -73,6 +84,7 @@ def walk(fens, plies, paths, seed=1):
             ctx.set(terms.scan, 0)
             while ctx.get(terms.busy):
                 await ctx.tick()
+            await _settle(ctx, terms)
             assert _seen(ctx, terms, check) == _expected(root), fen
             for _ in range(paths):
                 boards = [root.copy()]
@@ -85,12 +97,14 @@ def walk(fens, plies, paths, seed=1):
                     moves.sort(key=lambda move: not (move.capture or move.promotion or move.castle))
                     move = moves[0] if rng.random() < 0.6 else rng.choice(moves)
                     await _apply(ctx, applier, move)
+                    await _settle(ctx, terms)
                     boards.append(boards[-1].copy())
                     boards[-1].push(chess.Move.from_uci(move.uci()))
                     assert _seen(ctx, terms, check) == _expected(boards[-1]), (fen, boards[-1].fen())
                     checked.append(boards[-1].copy())
                 while len(boards) > 1:
                     await _apply(ctx, applier)
+                    await _settle(ctx, terms)
                     boards.pop()
                     assert _seen(ctx, terms, check) == _expected(boards[-1]), (fen, boards[-1].fen())
 

@@ -10,15 +10,29 @@ from hwmovegen.sim.harness.search import PysimSearch
 from hwmovegen.sim.model import Position
 from hwmovegen.sim.model.search import SearchRequest, search
 from hwmovegen.tables.contracts import GeneratorConfig
+from hwmovegen.tables.eval import taper
 from hwmovegen.tables.search import MATE
 
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
 
 
-def exact(request, core="fast"):
-    """The engine's answer to ``request``, checked equal to the model's; returned."""
+def fresh_scores(dut, reads):
+    """A monitor: in every cycle the engine acts on the stand-pat score, that score is the taper of
+    the terms as they stand (not a registered score a make or unmake behind); ``reads`` counts them."""
+    def watch(ctx):
+        if ctx.get(dut.score_read):
+            white = taper(ctx.get(dut.terms.mg), ctx.get(dut.terms.eg), ctx.get(dut.terms.phase))
+            assert ctx.get(dut.terms.score) == (white if ctx.get(dut.generator.board_state.white_to_move) else -white)
+            reads.append(1)
+    return watch
+
+
+def exact(request, core="fast", reads=None):
+    """The engine's answer to ``request``, checked equal to the model's, its stand-pat scores
+    checked fresh (counted into ``reads``); returned."""
     model = search(request)
-    hardware = PysimSearch(GeneratorConfig(core=core)).search(request)
+    engine = PysimSearch(GeneratorConfig(core=core))
+    hardware = engine.search(request, watch=fresh_scores(engine.dut, [] if reads is None else reads))
     assert hardware.as_dict() == {**model.as_dict(), "cycles": hardware.cycles}
     assert hardware.pv == model.pv          # the moves' flags too
     counters = hardware.hardware
@@ -37,7 +51,9 @@ def exact(request, core="fast"):
 ])
 def test_search_matches_the_model(fen, depth, core):
     request = SearchRequest(Position.from_fen(fen), depth)
-    result = exact(request, core)
+    reads = []
+    result = exact(request, core, reads)
+    assert reads or result.qnodes == 0      # quiescence stood pat on a fresh score
     board = chess.Board(fen)
     if not any(board.legal_moves):
         assert result.best is None and result.score == (-MATE if board.is_check() else 0)
