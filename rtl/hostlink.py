@@ -264,8 +264,11 @@ class RequestExecutor(wiring.Component):
     and ABORT; without it they are refused with ``NO_SEARCH``.
 
     ``blocked`` tells the receiver to take no frame: high while a request is served, but for a
-    running search, when the receiver listens for ABORT (any other request waits until the
-    search has answered).
+    SEARCH from its first cycle until its answer starts, when the receiver listens for ABORT (any
+    other request waits until the search has answered). A search reads its request and position
+    from the receiver's buffer for 60 cycles; the next frame's first payload byte lands there no
+    sooner than four bytes (160 cycles at the UART's fastest) after the SEARCH's last, so an ABORT
+    sent right behind a SEARCH is heard and no frame overwrites what the search still reads.
     """
 
     def __init__(self, layout_id, core_id, legality=False, perft_engines=0, ordering=False, search=False):
@@ -302,7 +305,7 @@ class RequestExecutor(wiring.Component):
         features = (FEATURE_LEGALITY if self.legality else 0) | (FEATURE_ORDER if self.ordering else 0) | \
             (FEATURE_SEARCH if self.with_search else 0)
         searching = Signal(1)           # the request is a SEARCH (else, among the search's: a HISTORY)
-        listening = Signal(1)           # a search runs: the receiver may take an ABORT
+        listening = Signal(1)           # a SEARCH is served: the receiver may take an ABORT
         # a SEARCH's request bytes or a HISTORY's, gathered from the buffer
         gathered = Signal(8 * max(SEARCH_REQUEST_BYTES, HISTORY_LENGTH))
         got = Signal(range(max(SEARCH_REQUEST_BYTES, HISTORY_LENGTH, MAX_SEARCH_PLIES) + 1))
@@ -367,10 +370,12 @@ class RequestExecutor(wiring.Component):
             if self.with_search:
                 self._search_states(m, reply, refusal, searching, listening, gathered, got, state_at)
             with m.State("STATE_LOW"):
+                m.d.comb += listening.eq(searching)     # an ABORT waits for SEARCHING
                 m.d.comb += [self.busy.eq(1), self.read_addr.eq(state_at + 1)]
                 m.d.sync += state_low.eq(self.read_data)
                 m.next = "STATE_HIGH"
             with m.State("STATE_HIGH"):     # clear the board, write the state registers
+                m.d.comb += listening.eq(searching)     # an ABORT waits for SEARCHING
                 m.d.comb += [
                     self.busy.eq(1),
                     self.load.clear.eq(1),
@@ -381,6 +386,7 @@ class RequestExecutor(wiring.Component):
                 m.d.sync += [rank.eq(0), plane.eq(0)]
                 m.next = "RANKS"
             with m.State("RANKS"):          # a rank's byte of each plane, one per cycle, then the rank write
+                m.d.comb += listening.eq(searching)     # an ABORT waits for SEARCHING
                 m.d.comb += self.busy.eq(1)
                 with m.If(plane == PLANES):
                     m.d.comb += [self.load.rank_en.eq(1), self.load.rank.eq(rank),
@@ -392,6 +398,7 @@ class RequestExecutor(wiring.Component):
                     m.d.comb += self.read_addr.eq(Mux(plane == PLANES - 1, 0, plane + 1) * PLANE_BYTES + rank)
                     m.d.sync += [rank_planes.eq(Cat(rank_planes[8:], self.read_data)), plane.eq(plane + 1)]
             with m.State("START"):
+                m.d.comb += listening.eq(searching)     # an ABORT waits for SEARCHING
                 m.d.comb += self.busy.eq(1)
                 with m.If(perft):           # the array is idle: the executor serves one request at a time
                     m.d.comb += self.perft.start.eq(1)
@@ -437,13 +444,14 @@ class RequestExecutor(wiring.Component):
         m.d.comb += search.request.eq(request)
         last = Mux(searching, SEARCH_REQUEST_BYTES - 1, HISTORY_LENGTH - 1)
         with m.State("GATHER"):         # a byte a cycle: the buffer answers the address a cycle later
-            m.d.comb += [self.busy.eq(1), self.read_addr.eq(Mux(searching, POSITION_BYTES, 0) + got + 1)]
+            m.d.comb += [listening.eq(searching), self.busy.eq(1),
+                         self.read_addr.eq(Mux(searching, POSITION_BYTES, 0) + got + 1)]
             m.d.sync += [gathered.word_select(got, 8).eq(self.read_data), got.eq(got + 1)]
             with m.If(got == last):
                 m.d.comb += self.read_addr.eq(state_at)
                 m.next = "GATHERED"
         with m.State("GATHERED"):
-            m.d.comb += [self.busy.eq(1), self.read_addr.eq(state_at)]
+            m.d.comb += [listening.eq(searching), self.busy.eq(1), self.read_addr.eq(state_at)]
             index, key = gathered[:8], gathered[8:72]
             with m.If(~searching):
                 with m.If(index >= MAX_HISTORY):
