@@ -239,7 +239,12 @@ class HostClient:
         counters as ``hardware``, as the simulated engines answer. The request's history keys go
         first (HISTORY frames), then SEARCH. ``stop``: a ``threading.Event`` looked at while the
         board searches; once set, the client sends ABORT (the board answers with its best move so
-        far). ``timeout``: seconds to wait for the answer (default the client's)."""
+        far). ``timeout``: seconds to wait for the answer (default the client's).
+
+        An ABORT is sent only before the answer's first byte; one that still crosses the answer (the
+        search ended meanwhile: the board takes no frame while it sends, and reports the bytes as
+        junk) is followed by a wait for a quiet line, so that its report is not read as the next
+        request's reply."""
         word = request_word(request)        # refuses what the engine cannot hold, in one line
         request_bytes = b"".join(frame(FrameType.HISTORY, history_payload(index, key))
                                  for index, key in enumerate(request.history))
@@ -250,7 +255,8 @@ class HostClient:
             deadline = self.now() + (timeout or self.timeout)
             while True:
                 while not self.pending:
-                    if stop is not None and not aborted and stop.is_set():
+                    answering = pv or self.decoder.buffer        # the answer has begun: the search is over
+                    if stop is not None and not aborted and not answering and stop.is_set():
                         self.abort()
                         aborted = True
                     if self.now() >= deadline:
@@ -264,6 +270,8 @@ class HostClient:
                                                int.from_bytes(payload[SEARCH_RESULT_BYTES:], "little"), pv)
                     if len(result.pv) != len(pv):       # a MOVE frame lost on the way
                         raise LinkError(f"the board's line has {len(result.pv)} moves, {len(pv)} arrived")
+                    if aborted and not result.aborted:      # the ABORT came too late: dropped, or junk
+                        self.resynchronise()
                     return result
                 else:
                     raise LinkError(f"unexpected frame type 0x{frame_type:02x} during a search")
@@ -339,13 +347,14 @@ class SimulatedDevBoard(Transport):
 
     ``divisor`` clock cycles per bit (small, to keep the simulation short) and
     ``idle_timeout`` in cycles; ``config``'s ``legal``, ``order``, ``perft_engines``: the stages
-    and the perft array of its bitstream (as ``build`` has them). ``read(timeout)`` runs the simulation for up to
+    and the perft array of its bitstream (as ``build`` has them), ``search`` its search engine (a
+    tiny search only: :class:`CompiledDevBoard` is the one for searches). ``read(timeout)`` runs the simulation for up to
     ``timeout * cycles_per_second`` cycles of the board's clock or until a byte
     has been sent back.
     """
 
-    def __init__(self, config=GeneratorConfig(), divisor=4, idle_timeout=400, cycles_per_second=200_000):
-        self.top = HostLinkTop(divisor, idle_timeout, config)
+    def __init__(self, config=GeneratorConfig(), divisor=4, idle_timeout=400, cycles_per_second=200_000, search=False):
+        self.top = HostLinkTop(divisor, idle_timeout, config, search=search)
         self.divisor = divisor
         self.cycles_per_second = cycles_per_second
         self.to_send = bytearray()
