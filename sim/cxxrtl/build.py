@@ -35,9 +35,6 @@ DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # for the flattened design (about 0.8 MB of C++); a search simulates few cycles (the golden model is
 # the slow side of every comparison), so the compile a fresh test run pays matters more than speed.
 SEARCH_CXXFLAGS = ("-O1",) + DEFAULT_CXXFLAGS[1:]
-# The dev board's top with the search engine (UART, link, generator and engine: more C++ still) at -O0:
-# its compile at -O1 took 12 CPU minutes; a board's searches are short and its UART's cycles are few.
-BOARD_SEARCH_CXXFLAGS = ("-O0",) + DEFAULT_CXXFLAGS[1:]
 # Everything here keeps write_cxxrtl at one eval per clock: opt without -nodffe/-nosdff
 # would fold enables and resets into flip-flops whose bits are then provably constant and
 # turned into constants (a wire driven partly by flip-flops and partly by constants needs a
@@ -125,7 +122,7 @@ def build_hostlink_model(config, divisor, idle_timeout, log=None, search=False):
                     lambda: design_rtlil(HostLinkTop(divisor, idle_timeout, config, search=search)),
                     f"the dev board's top level ({config.core} core{stages.replace('-', ', ')}, "
                     f"{_layout_words(config)}, {divisor} cycles a bit)", log,
-                    BOARD_SEARCH_CXXFLAGS if search else DEFAULT_CXXFLAGS)
+                    SEARCH_CXXFLAGS if search else DEFAULT_CXXFLAGS)
 
 
 _BUILDS = {}        # design name -> the library this process found or built (recorded only)
