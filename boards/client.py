@@ -348,12 +348,13 @@ class SimulatedDevBoard(Transport):
     ``divisor`` clock cycles per bit (small, to keep the simulation short) and
     ``idle_timeout`` in cycles; ``config``'s ``legal``, ``order``, ``perft_engines``: the stages
     and the perft array of its bitstream (as ``build`` has them), ``search`` its search engine (a
-    tiny search only: :class:`CompiledDevBoard` is the one for searches). ``read(timeout)`` runs the simulation for up to
-    ``timeout * cycles_per_second`` cycles of the board's clock or until a byte
+    tiny search only: :class:`CompiledDevBoard` is the one for searches). ``read(timeout)`` runs the
+    simulation for up to ``timeout * cycles_per_second`` cycles of the board's clock or until a byte
     has been sent back.
     """
 
-    def __init__(self, config=GeneratorConfig(), divisor=4, idle_timeout=400, cycles_per_second=200_000, search=False):
+    def __init__(self, config=GeneratorConfig(), divisor=4, idle_timeout=400, cycles_per_second=200_000,
+                 search=False):
         self.top = HostLinkTop(divisor, idle_timeout, config, search=search)
         self.divisor = divisor
         self.cycles_per_second = cycles_per_second

@@ -104,9 +104,11 @@ def check_search_fits(board_name):
     board = get_dev_board(board_name)
     target = TARGETS[board.target]
     if target.logic_capacity < SEARCH_LOGIC_CELLS:
+        roomy = [name for name, other in DEV_BOARDS.items()
+                 if TARGETS[other.target].logic_capacity >= SEARCH_LOGIC_CELLS]
         raise BadRequest(f"--search: the search engine (about {SEARCH_LOGIC_CELLS:,} logic cells on the ECP5) does "
                          f"not fit the {board.name}'s {target.device} ({target.logic_capacity:,}); build it for "
-                         f"{', '.join(name for name, b in DEV_BOARDS.items() if TARGETS[b.target].logic_capacity >= SEARCH_LOGIC_CELLS)}")
+                         f"{', '.join(roomy)}")
 
 
 def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200, stage=None, search=False):

@@ -237,8 +237,8 @@ class CxxrtlSearch(CompiledModel):
 
 class CxxrtlHostLink(CompiledModel):
     """A dev board's whole top level (:class:`~hwmovegen.rtl.hostlink.HostLinkTop`, with the search
-    engine if ``search``) compiled, reached through its pins: :meth:`run` drives the rx pin a level a cycle and returns the
-    bytes the board sent on tx meanwhile, decoded as the host's UART would."""
+    engine if ``search``) compiled, reached through its pins: :meth:`run` drives the rx pin a level a
+    cycle and returns the bytes the board sent on tx meanwhile, decoded as the host's UART would."""
 
     def __init__(self, config, divisor, idle_timeout, log=None, search=False):
         self.config = config

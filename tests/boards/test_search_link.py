@@ -127,8 +127,9 @@ def test_a_board_without_the_engine_refuses_a_search(frame_type, payload):
 
 def _uci(*lines, options=("--sim", "--core", "fast"), timeout=300):
     """``hwmovegen uci`` with ``options`` fed ``lines``: its output lines."""
-    done = subprocess.run([sys.executable, "-m", "hwmovegen", "uci", *options], input="".join(f"{line}\n" for line in lines),
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run([sys.executable, "-m", "hwmovegen", "uci", *options],
+                          input="".join(f"{line}\n" for line in lines), capture_output=True, text=True,
+                          timeout=timeout)
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 
