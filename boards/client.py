@@ -4,7 +4,8 @@
 ``read(timeout) -> bytes`` (whatever arrived within ``timeout`` seconds, possibly nothing) and
 its clock, ``now()``. :class:`SerialTransport` is a real serial port (pyserial);
 :class:`SimulatedDevBoard` runs a dev board's complete top level (UART included) in Amaranth's
-simulator and moves bits on its pins.
+simulator and moves bits on its pins; :class:`CompiledDevBoard` runs it compiled (CXXRTL), as a
+top with the search engine needs.
 """
 
 import abc
@@ -16,17 +17,20 @@ from typing import NamedTuple
 from amaranth.sim import Simulator
 
 from ..rtl.protocol import (FrameType, ErrorCode, ERROR_MEANINGS, PROTOCOL_VERSION, MOVE_LENGTH, DONE_LENGTH,
-                            PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, FEATURE_ORDER, LAYOUT_IDS, CORE_IDS,
-                            FrameDecoder, frame, generate_payload, perft_payload)
+                            PONG_LENGTH, PERFT_DONE_LENGTH, FEATURE_LEGALITY, FEATURE_ORDER, FEATURE_SEARCH,
+                            LAYOUT_IDS, CORE_IDS, SEARCH_DONE_LENGTH, SEARCH_RESULT_BYTES, FrameDecoder, frame,
+                            generate_payload, history_payload, perft_payload, search_payload)
 from ..rtl.hostlink import HostLinkTop
 from ..rtl.order import order_named
 from ..rtl.types import PerftReply, Pong, unpack
 from ..sim.harness.toolchain import ToolMissing
 from ..tables.contracts import GeneratorConfig
+from ..sim.harness.search import request_word, result_from_words
 from ..sim.harness.wire import counters_from_word, move_from_word, position_bytes
 
 __all__ = ["LinkError", "NoReply", "VersionMismatch", "DeviceError", "LINE_ERRORS", "NotAPort", "BoardInfo",
-           "HostClient", "Transport", "SerialTransport", "SimulatedDevBoard"]
+           "HostClient", "BoardSearch", "Transport", "SerialTransport", "SimulatedDevBoard",
+           "CompiledDevBoard"]
 
 
 class LinkError(RuntimeError):
@@ -62,6 +66,7 @@ class BoardInfo(NamedTuple):
     legality: bool          # the bitstream has the legality stage
     perft_engines: int = 0  # the size of its perft array (0: none)
     ordering: bool = False  # the bitstream has the ordering stage
+    search: bool = False    # the bitstream has the search engine
 
 
 class Transport(abc.ABC):
@@ -189,7 +194,8 @@ class HostClient:
         cores = {v: k for k, v in CORE_IDS.items()}
         return BoardInfo(pong["version"], layouts.get(pong["layout"], f"layout {pong['layout']}"),
                          cores.get(pong["core"], f"core {pong['core']}"), bool(pong["features"] & FEATURE_LEGALITY),
-                         pong["perft_engines"], bool(pong["features"] & FEATURE_ORDER))
+                         pong["perft_engines"], bool(pong["features"] & FEATURE_ORDER),
+                         bool(pong["features"] & FEATURE_SEARCH))
 
     def generate(self, position, legal=False, order=None):
         """Moves (model Move objects, in emission order) and counters for a Position:
@@ -224,6 +230,75 @@ class HostClient:
                 raise LinkError(f"expected PERFT_DONE, got type 0x{frame_type:02x}")
             return unpack(PerftReply, int.from_bytes(payload, "little"))
         return self._request(frame(FrameType.PERFT, perft_payload(position_bytes(position), depth)), collect)
+
+
+    def search(self, request, stop=None, timeout=None):
+        """The board's search engine's answer to a model
+        :class:`~hwmovegen.sim.model.search.SearchRequest`: a model
+        :class:`~hwmovegen.sim.model.search.SearchResult` with ``cycles`` and the hardware's own
+        counters as ``hardware``, as the simulated engines answer. The request's history keys go
+        first (HISTORY frames), then SEARCH. ``stop``: a ``threading.Event`` looked at while the
+        board searches; once set, the client sends ABORT (the board answers with its best move so
+        far). ``timeout``: seconds to wait for the answer (default the client's).
+
+        An ABORT is sent only before the answer's first byte; one that still crosses the answer (the
+        search ended meanwhile: the board takes no frame while it sends, and reports the bytes as
+        junk) is followed by a wait for a quiet line, so that its report is not read as the next
+        request's reply."""
+        word = request_word(request)        # refuses what the engine cannot hold, in one line
+        request_bytes = b"".join(frame(FrameType.HISTORY, history_payload(index, key))
+                                 for index, key in enumerate(request.history))
+        request_bytes += frame(FrameType.SEARCH, search_payload(position_bytes(request.position), word))
+
+        def collect():
+            aborted, pv = False, []
+            deadline = self.now() + (timeout or self.timeout)
+            while True:
+                while not self.pending:
+                    answering = pv or self.decoder.buffer        # the answer has begun: the search is over
+                    if stop is not None and not aborted and not answering and stop.is_set():
+                        self.abort()
+                        aborted = True
+                    if self.now() >= deadline:
+                        raise NoReply(f"no search answer from the board within {timeout or self.timeout} s")
+                    self.pending.extend(self.decoder.feed(self.transport.read(min(deadline - self.now(), 0.05))))
+                frame_type, payload = self._next_frame()
+                if frame_type == FrameType.MOVE and len(payload) == MOVE_LENGTH:
+                    pv.append(int.from_bytes(payload, "little"))
+                elif frame_type == FrameType.SEARCH_DONE and len(payload) == SEARCH_DONE_LENGTH:
+                    result = result_from_words(int.from_bytes(payload[:SEARCH_RESULT_BYTES], "little"),
+                                               int.from_bytes(payload[SEARCH_RESULT_BYTES:], "little"), pv)
+                    if len(result.pv) != len(pv):       # a MOVE frame lost on the way
+                        raise LinkError(f"the board's line has {len(result.pv)} moves, {len(pv)} arrived")
+                    if aborted and not result.aborted:      # the ABORT came too late: dropped, or junk
+                        self.resynchronise()
+                    return result
+                else:
+                    raise LinkError(f"unexpected frame type 0x{frame_type:02x} during a search")
+        return self._request(request_bytes, collect)
+
+    def abort(self):
+        """Stop the board's running search (its answer, the best move so far, still comes to
+        :meth:`search`); dropped by a board with no search running."""
+        self.transport.write(frame(FrameType.ABORT))
+
+
+class BoardSearch:
+    """A board's search engine as a search backend (``run(request, stop)``, as
+    :mod:`hwmovegen.sim.backends` has them): each request a SEARCH over the host link, ``stop``
+    an ABORT. ``name``: how the UCI engine names it; ``timeout``: seconds a search may take."""
+    hardware = True
+
+    def __init__(self, client, name="board", timeout=3600.0):
+        self.client, self.name, self.timeout = client, name, timeout
+
+    def prepare(self):
+        """Ask the board what it is; refuse one without the search engine (one line)."""
+        if not self.client.ping().search:
+            raise DeviceError(ErrorCode.NO_SEARCH)
+
+    def run(self, request, stop=None):
+        return self.client.search(request, stop=stop, timeout=self.timeout)
 
 
 class NotAPort(ValueError):
@@ -272,13 +347,15 @@ class SimulatedDevBoard(Transport):
 
     ``divisor`` clock cycles per bit (small, to keep the simulation short) and
     ``idle_timeout`` in cycles; ``config``'s ``legal``, ``order``, ``perft_engines``: the stages
-    and the perft array of its bitstream (as ``build`` has them). ``read(timeout)`` runs the simulation for up to
-    ``timeout * cycles_per_second`` cycles of the board's clock or until a byte
+    and the perft array of its bitstream (as ``build`` has them), ``search`` its search engine (a
+    tiny search only: :class:`CompiledDevBoard` is the one for searches). ``read(timeout)`` runs the
+    simulation for up to ``timeout * cycles_per_second`` cycles of the board's clock or until a byte
     has been sent back.
     """
 
-    def __init__(self, config=GeneratorConfig(), divisor=4, idle_timeout=400, cycles_per_second=200_000):
-        self.top = HostLinkTop(divisor, idle_timeout, config)
+    def __init__(self, config=GeneratorConfig(), divisor=4, idle_timeout=400, cycles_per_second=200_000,
+                 search=False):
+        self.top = HostLinkTop(divisor, idle_timeout, config, search=search)
         self.divisor = divisor
         self.cycles_per_second = cycles_per_second
         self.to_send = bytearray()
@@ -339,5 +416,41 @@ class SimulatedDevBoard(Transport):
         end = self.cycles + max(1, int(timeout * self.cycles_per_second))
         while not self.received and self.cycles < end:
             self.sim.advance()
+        data, self.received = bytes(self.received), bytearray()
+        return data
+
+
+class CompiledDevBoard(Transport):
+    """A dev board's whole top level compiled with CXXRTL
+    (:class:`~hwmovegen.sim.cxxrtl.CxxrtlHostLink`), reached through its UART pins in this
+    process: what :class:`SimulatedDevBoard` is in pysim, at the speed a top with the search
+    engine needs. ``search``: the top has the search engine. ``cycles_per_second``: the board's
+    clock for the transport's simulated seconds (``now``)."""
+
+    def __init__(self, config=GeneratorConfig(core="fast"), divisor=4, idle_timeout=400, search=True,
+                 cycles_per_second=1_000_000, log=None):
+        from ..sim.cxxrtl import CxxrtlHostLink     # a compiler only where a compiled board is asked for
+        self.model = CxxrtlHostLink(config, divisor, idle_timeout, log=log, search=search)
+        self.divisor = divisor
+        self.cycles_per_second = cycles_per_second
+        self.received = bytearray()
+
+    def prepare(self):
+        """Compile (or find) the model."""
+        self.model.prepare()
+
+    def write(self, data):
+        levels = b"".join(bytes([bit]) * self.divisor
+                          for byte in data for bit in [0] + [(byte >> i) & 1 for i in range(8)] + [1])
+        self.received += self.model.run(levels)
+
+    def now(self):
+        """Simulated seconds so far."""
+        return self.model.clock_cycles() / self.cycles_per_second
+
+    def read(self, timeout):
+        if not self.received:
+            data, _ = self.model.idle(max(1, int(timeout * self.cycles_per_second)), stop_after=1)
+            self.received += data
         data, self.received = bytes(self.received), bytearray()
         return data

@@ -22,14 +22,17 @@ from ..rtl.uart import MIN_DIVISOR
 from .synth import BadRequest, DoesNotFit, tool_environment, check_fits, check_out_dir, run_flow
 from .targets import TARGETS
 
-__all__ = ["DevBoard", "DEV_BOARDS", "get_dev_board", "DevBoardTop", "check_baud", "build_bitstream", "MIN_BAUD",
-           "MAX_BAUD", "BAUD_TOLERANCE"]
+__all__ = ["DevBoard", "DEV_BOARDS", "get_dev_board", "DevBoardTop", "check_baud", "check_search_fits",
+           "build_bitstream", "MIN_BAUD", "MAX_BAUD", "BAUD_TOLERANCE", "SEARCH_LOGIC_CELLS"]
 
 BAUD_TOLERANCE = 0.02   # a UART tolerates a few percent between the two ends' bit rates
 # the rates a bitstream is built for: from the slowest a USB serial bridge offers commonly to the
 # fastest the 12 MHz iCEBreaker divides (4 clock cycles a bit); a rate like 7 would build a
 # bitstream no host can talk to in any reasonable time
 MIN_BAUD, MAX_BAUD = 1_200, 3_000_000
+# the search engine's logic cells in its first synthesis (ECP5-85F, docs/search.md): a board whose
+# FPGA has fewer cannot hold it, and is refused before the flow starts
+SEARCH_LOGIC_CELLS = 33_088
 
 
 @dataclass(frozen=True)
@@ -77,13 +80,14 @@ def check_baud(clock_hz, baud):
 class DevBoardTop(Elaboratable):
     """The host-link top on a dev board: its UART (the USB serial bridge), LED 0 lit while busy."""
 
-    def __init__(self, config=GeneratorConfig(), baud=115_200):
+    def __init__(self, config=GeneratorConfig(), baud=115_200, search=False):
         self.config = config
         self.baud = baud
+        self.search = search
 
     def elaborate(self, platform):
         m = Module()
-        link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, self.config)
+        link = HostLinkTop.for_clock(platform.default_clk_frequency, self.baud, self.config, search=self.search)
         m.submodules.link = link
         # every subsignal raw (the ULX3S's UART also has RTS/DTR), buffered here
         subsignals = platform.lookup("uart", 0).ios
@@ -95,19 +99,34 @@ class DevBoardTop(Elaboratable):
         return m
 
 
-def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200, stage=None):
+def check_search_fits(board_name):
+    """Refuse (BadRequest, one line) the search engine on a board whose FPGA cannot hold it."""
+    board = get_dev_board(board_name)
+    target = TARGETS[board.target]
+    if target.logic_capacity < SEARCH_LOGIC_CELLS:
+        roomy = [name for name, other in DEV_BOARDS.items()
+                 if TARGETS[other.target].logic_capacity >= SEARCH_LOGIC_CELLS]
+        raise BadRequest(f"--search: the search engine (about {SEARCH_LOGIC_CELLS:,} logic cells on the ECP5) does "
+                         f"not fit the {board.name}'s {target.device} ({target.logic_capacity:,}); build it for "
+                         f"{', '.join(roomy)}")
+
+
+def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200, stage=None, search=False):
     """Build the bitstream of the generator ``config`` names for a dev board into ``out_dir``;
     return a report dict. Its ``legal``: with the legality stage (GENERATE may then ask for
     legal moves); ``order``: with the ordering stage (GENERATE may then ask for an order);
     ``perft_engines``: a perft array of that many engines beside the generator (PERFT), counting
     the last ply where the target has room for the leaf counter. ``stage(name)``: as the flow
-    enters each of :data:`~.synth.STAGES`."""
+    enters each of :data:`~.synth.STAGES`. ``search``: the search engine beside the generator
+    (SEARCH; refused on a board that cannot hold it)."""
     layout, core, legal, order, perft_engines = (config.layout, config.core, config.legal, bool(config.order),
                                                  config.perft_engines)
     board = get_dev_board(board_name)
     target = TARGETS[board.target]
     platform = board.platform()
     check_baud(platform.default_clk_frequency, baud)
+    if search:
+        check_search_fits(board_name)
     check_fits(target, config)
     bitstream = f"hwmovegen-{board.name}{board.bitstream_suffix}"
     check_out_dir(out_dir, files=[bitstream])
@@ -116,11 +135,12 @@ def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200,
     build_dir = out_dir / "build"
     start = time.perf_counter()
     try:
-        parsed = run_flow(platform, DevBoardTop(config.replace(count_leaves=target.leaf_counter), baud), build_dir,
-                          stage=stage)
+        parsed = run_flow(platform, DevBoardTop(config.replace(count_leaves=target.leaf_counter), baud, search),
+                          build_dir, stage=stage)
     except DoesNotFit as error:
         stage = (" and the legality stage" if legal else "") + (" and the ordering stage" if order else "") + \
-            (f" and {perft_engines} perft engine{'s' if perft_engines > 1 else ''}" if perft_engines else "")
+            (f" and {perft_engines} perft engine{'s' if perft_engines > 1 else ''}" if perft_engines else "") + \
+            (" and the search engine" if search else "")
         raise DoesNotFit(f"the {core} core with the host link{stage} does not fit the {target.device} of the "
                          f"{board.name}: {error}, the device has {target.logic_capacity}") from None
     bitstream = out_dir / bitstream
@@ -135,6 +155,7 @@ def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200,
         "legal": legal,
         "order": order,
         "perft_engines": perft_engines,
+        "search": search,
         "baud": baud,
         "clock_mhz": platform.default_clk_frequency / 1e6,
         "fmax_mhz": round(parsed["fmax_mhz"], 2) if parsed["fmax_mhz"] else None,

@@ -5,16 +5,19 @@ import json
 import contextlib
 
 from ..boards.bridge import FAULT_KINDS, PtyBridge
-from ..boards.client import DeviceError, HostClient, LinkError, NotAPort, SerialTransport, SimulatedDevBoard
+from ..boards.client import (CompiledDevBoard, DeviceError, HostClient, LinkError, NotAPort, SerialTransport,
+                             SimulatedDevBoard)
 from ..boards.faults import fault_run
 from ..sim.cxxrtl import BackendUnavailable
 from ..sim.model.epd import cpw_records
 from ..rtl.protocol import ErrorCode
-from ..boards.devboards import DEV_BOARDS, build_bitstream
+from ..boards.devboards import DEV_BOARDS, build_bitstream, check_search_fits
 from ..boards.synth import RATE_ORDER, RATED_STAGES, STAGES, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
 from ..sim.drivers.bench import python_chess_perft
 from ..sim.model import Position, generate
+from ..sim.model.search import SearchRequest, search
+from ..tables.search import MAX_DEPTH
 from ..sim.harness.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_perft_engines,
                      add_positions, config, log, positions, print_rows, print_table, progress, stages)
@@ -60,6 +63,9 @@ def register(subparsers):
                    help="with the ordering stage: the host may ask for ordered moves with check flags "
                         "(board --order)")
     add_perft_engines(p, help="a perft array of N engines beside the generator: the board runs perft (board --perft)")
+    p.add_argument("--search", action="store_true",
+                   help="with the search engine beside the generator: the host may ask for searches "
+                        "(board --search, uci --port); the ULX3S-85F only")
     p.add_argument("--baud", type=positive_int, default=115_200, help="UART baud rate (default 115200)")
     add_force(p)
     add_json(p)
@@ -93,6 +99,10 @@ def register(subparsers):
     p.add_argument("--perft", type=whole(1, MAX_PLIES), metavar="DEPTH",
                    help="perft to DEPTH in the board's perft array (no host help), checked against python-chess")
     add_perft_engines(p, help="with --sim: the simulated board's perft array (default 1 with --perft)")
+    p.add_argument("--search", type=whole(1, MAX_DEPTH), metavar="DEPTH",
+                   help="search each position to DEPTH plies in the board's search engine (build --search; "
+                        "with --sim the simulated board, compiled with CXXRTL, has it) and check the best move, "
+                        "score, principal variation and every counter against the model's search")
     add_force(p)
     add_json(p)
 
@@ -173,14 +183,18 @@ def _layout_words(report):
 
 
 def _build(args):
+    if args.search:
+        check_search_fits(args.board)       # before the stages' display starts
     with stages(args, STAGES, f"the {args.board} bitstream") as stage:
-        report = build_bitstream(args.board, args.out, _flag_config(args), baud=args.baud, stage=stage)
+        report = build_bitstream(args.board, args.out, _flag_config(args), baud=args.baud, stage=stage,
+                                 search=args.search)
     if args.json:
         print(json.dumps(report))
         return 0
     print(f'{report["board"]} ({report["fpga"]}), {report["core"]} core, {report["layout"]} layout, '
           f'{"legality stage, " if report["legal"] else ""}{"ordering stage, " if report["order"] else ""}'
           + (f'{report["perft_engines"]} perft engines, ' if report["perft_engines"] else "")
+          + ("search engine, " if report["search"] else "")
           + f'{report["baud"]} baud')
     print(f'clock {report["clock_mhz"]} MHz, routed fmax {report["fmax_mhz"]} MHz')
     print("utilization " + ", ".join(f"{cell} {used}" for cell, used in report["utilization"].items()))
@@ -203,6 +217,9 @@ def _board(args):
         raise CliError("--perft-engines sets up the simulated board (--sim); a real board has its bitstream's")
     if args.perft and args.order:
         raise CliError("--order orders a position's moves; --perft counts the tree's leaves: give one of them")
+    if args.search and (args.perft or args.order or args.legal or args.perft_engines or args.sim_pty or args.faults):
+        raise CliError("--search runs searches on --sim or --port: leave out --perft, --perft-engines, --order, "
+                       "--legal, --sim-pty and --faults")
     if args.perft and (args.sim or args.sim_pty):
         check_perft_depth(args.perft, "pysim", in_hardware=True, force=args.force, option="--perft")
     timeout = args.timeout = args.timeout or (1.0 if args.faults else 2.0)
@@ -212,7 +229,9 @@ def _board(args):
     if args.faults:
         return _board_faults(args, board_config, records, timeout, retries)
     with contextlib.ExitStack() as stack:
-        if args.sim:
+        if args.sim and args.search:     # far too big for pysim: the top compiled, in this process
+            transport = CompiledDevBoard(board_config, log=log(args))
+        elif args.sim:
             transport = SimulatedDevBoard(board_config)
         elif args.sim_pty:
             bridge = stack.enter_context(PtyBridge(board_config, baud=args.baud, seed=args.seed, log=log(args)))
@@ -233,15 +252,20 @@ def _board_session(args, client, records):
                         "or leave out --order for the core's order")
     if args.perft and not info.perft_engines:
         raise CliError("the board's bitstream has no perft array: build it with --perft-engines N")
+    if args.search and not info.search:
+        raise CliError("the board's bitstream has no search engine: build it with --search")
     # a bitstream with the ordering stage flags checks in every stream: no order is its square order
     order = args.order or ("square" if info.ordering else None)
     if not args.json:
         stage = (", legality stage" if info.legality else "") + (", ordering stage" if info.ordering else "")
         array = f", {info.perft_engines} perft engine{'s' if info.perft_engines > 1 else ''}" \
             if info.perft_engines else ""
-        print(f"# board: protocol {info.version}, {core} core, {layout} layout{stage}{array}")
+        engine = ", search engine" if info.search else ""
+        print(f"# board: protocol {info.version}, {core} core, {layout} layout{stage}{array}{engine}")
     if args.perft:
         return _board_perft(args, client, records)
+    if args.search:
+        return _board_search(args, client, records)
     failures = 0
     for record in records:
         position = Position.from_board(record.board, check=False)
@@ -332,4 +356,30 @@ def _board_perft(args, client, records):
         print(answer["nodes"])
         verdict = "matches python-chess" if matches else f"MISMATCH: python-chess counts {expected}"
         print(f"# {verdict}: perft({args.perft}) in {answer['cycles']:,} cycles of the board's perft array")
+    return 1 if failures else 0
+
+
+def _board_search(args, client, records):
+    """Every position searched in the board's search engine, checked against the model's search:
+    best move, score, bound, principal variation and every counter (the cycles are the board's)."""
+    from .search import result_rows
+    failures = 0
+    for index, record in enumerate(records):
+        request = SearchRequest(Position.from_board(record.board, check=False), args.search,
+                                halfmove=record.board.halfmove_clock)
+        answer = client.search(request, timeout=max(args.timeout, 3600.0))
+        model = search(request)
+        matches = answer.as_dict() == {**model.as_dict(), "cycles": answer.cycles} and answer.pv == model.pv
+        failures += not matches
+        if args.json:
+            print(json.dumps({"fen": record.fen, "backend": _backend_name(args), "depth": args.search,
+                              **answer.as_dict(), "matches_model": matches}), flush=True)
+            continue
+        if index:
+            print()
+        print_rows(result_rows(record.fen, answer))
+        if matches:
+            print(f"# matches the golden model's search: best move, score, bound, PV, {', '.join(model.counters())}")
+        else:
+            print(f"# MISMATCH with the golden model's search: {json.dumps(model.as_dict())}")
     return 1 if failures else 0

@@ -72,6 +72,14 @@ def projection(result, fmax):
     return out
 
 
+def result_rows(fen, result):
+    """A search's answer as ``search`` prints it: the position, best move, score, PV, counters."""
+    return [("position", fen), ("best", result.best.uci() if result.best else "(none)"),
+            ("score", f"{format_score(result.score)} ({result.bound})"),
+            ("pv", " ".join(move.uci() for move in result.pv) or "(empty)"),
+            *((name, f"{value:,}") for name, value in result.counters().items())]
+
+
 def run(args):
     records = positions(args, default_start=False)
     if not records:
@@ -102,10 +110,7 @@ def run(args):
                 continue
             if index:
                 print()
-            rows = [("position", record.fen), ("best", result.best.uci() if result.best else "(none)"),
-                    ("score", f"{format_score(result.score)} ({result.bound})"),
-                    ("pv", " ".join(move.uci() for move in result.pv) or "(empty)")]
-            rows += [(name, f"{value:,}") for name, value in result.counters().items()]
+            rows = result_rows(record.fen, result)
             rated = projection(result, fmax)
             if rated:
                 rows.append(("cycles/node", f'{rated["cycles_per_node"]:.2f}'))

@@ -2,11 +2,12 @@
 
 ``FrameReceiver`` checks request frames from the UART's byte stream and reports
 errors, ``FrameSender`` frames replies, and ``RequestExecutor`` serves requests
-on the generator. ``HostLink`` joins the three; ``HostLinkTop`` adds the UART and
-the generator: everything a dev board needs but its pins and clock.
+on the generator (and the perft array and the search engine beside it). ``HostLink`` joins
+the three; ``HostLinkTop`` adds the UART and the generator: everything a dev board needs but
+its pins and clock.
 """
 
-from amaranth import Module, Signal, Cat, Mux, Shape
+from amaranth import Module, Signal, Cat, Const, Mux, Shape
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -19,15 +20,20 @@ from .options import Options
 from .ports import group
 from .protocol import (SYNC, FrameType, ErrorCode, PROTOCOL_VERSION, REQUEST_LENGTHS, OLD_GENERATE_LENGTH,
                        MOVE_LENGTH, DONE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, PERFT_MAX_DEPTH, FEATURE_LEGALITY,
-                       FEATURE_ORDER, ORDER_COUNT, LAYOUT_IDS, CORE_IDS, CRC)
+                       FEATURE_ORDER, FEATURE_SEARCH, ORDER_COUNT, LAYOUT_IDS, CORE_IDS, CRC, SEARCH_DONE_LENGTH,
+                       SEARCH_REQUEST_BYTES, SEARCH_RESULT_BYTES, HISTORY_LENGTH)
+from .search import SearchControlSignature, SearchEngine, SearchRequest
+from ..tables.search import MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE, MAX_SEARCH_PLIES
 from .types import PLANES, PLANE_BYTES, POSITION_BYTES, GenerateFlags, PerftReply, Pong
 from .uart import UARTReceiver, UARTTransmitter
 
-__all__ = ["FrameReceiver", "FrameSender", "ReplyFrame", "LinkSignature", "RequestExecutor", "HostLink",
-           "HostLinkTop"]
+__all__ = ["FrameReceiver", "FrameSender", "ReplyFrame", "reply_frame", "LinkSignature", "RequestExecutor",
+           "HostLink", "HostLinkTop"]
 
 MAX_REQUEST = max(REQUEST_LENGTHS.values())
 MAX_REPLY = max(DONE_LENGTH, MOVE_LENGTH, PONG_LENGTH, PERFT_DONE_LENGTH, 1)
+# SEARCH_DONE is the longest reply: only a bitstream with the search engine holds it
+SEARCH_MAX_REPLY = max(MAX_REPLY, SEARCH_DONE_LENGTH)
 
 
 class FrameReceiver(wiring.Component):
@@ -165,24 +171,31 @@ class FrameReceiver(wiring.Component):
         return m
 
 
-class ReplyFrame(data.Struct):
-    """A reply for the sender: type, payload length and payload (LSB-first bytes)."""
-    type: 8
-    length: 8
-    payload: 8 * MAX_REPLY
+def reply_frame(max_reply=MAX_REPLY):
+    """A reply for the sender: type, payload length and payload (LSB-first bytes), at most
+    ``max_reply`` bytes of it."""
+    return data.StructLayout({"type": 8, "length": 8, "payload": 8 * max_reply})
+
+
+ReplyFrame = reply_frame()
 
 
 class FrameSender(wiring.Component):
-    """Sends ``SYNC TYPE LEN PAYLOAD CRC`` for every frame taken on ``frames``."""
+    """Sends ``SYNC TYPE LEN PAYLOAD CRC`` for every frame taken on ``frames`` (payloads of at
+    most ``max_reply`` bytes)."""
 
-    frames: In(stream.Signature(ReplyFrame))
-    tx: Out(stream.Signature(8))
+    def __init__(self, max_reply=MAX_REPLY):
+        self.max_reply = max_reply
+        super().__init__({
+            "frames": In(stream.Signature(reply_frame(max_reply))),
+            "tx": Out(stream.Signature(8)),
+        })
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.crc = crc = CRC.create()
-        current = Signal(ReplyFrame)
-        index = Signal(range(MAX_REPLY + 1))
+        current = Signal(reply_frame(self.max_reply), name="current")
+        index = Signal(range(self.max_reply + 1))
         sent = self.tx.valid & self.tx.ready
         m.d.comb += crc.data.eq(self.tx.payload)
 
@@ -223,13 +236,15 @@ class FrameSender(wiring.Component):
 class LinkSignature(wiring.Signature):
     """What the host link drives, from its side: the position's load, the generator's control
     (with ``all_moves`` if ``legality``: with start, the pseudo-legal moves, not the legal ones;
-    with ``order`` if ``ordering``), the perft array's, and ``busy`` while a request is served."""
+    with ``order`` if ``ordering``), the perft array's, the search engine's if ``search``, and
+    ``busy`` while a request is served."""
 
-    def __init__(self, legality=False, ordering=False):
+    def __init__(self, legality=False, ordering=False, search=False):
         super().__init__({
             "load": Out(LoadSignature()),
             "generator": In(control_signature(legality, ordering)),
             "perft": In(PerftControlSignature(PERFT_MAX_DEPTH)),
+            **({"search": In(SearchControlSignature())} if search else {}),
             "busy": Out(1),
         })
 
@@ -245,21 +260,32 @@ class RequestExecutor(wiring.Component):
     is refused with ``BAD_ORDER``); without the stage, any order but 0 is refused with
     ``NO_ORDER``. ``perft_engines``: the size of the perft array beside the generator (0: none,
     PERFT is refused with ``NO_PERFT``); both are loaded with the request's position.
+    ``search``: a :class:`~.search.SearchEngine` beside them (loaded too) serves SEARCH, HISTORY
+    and ABORT; without it they are refused with ``NO_SEARCH``.
+
+    ``blocked`` tells the receiver to take no frame: high while a request is served, but for a
+    SEARCH from its first cycle until its answer starts, when the receiver listens for ABORT (any
+    other request waits until the search has answered). A search reads its request and position
+    from the receiver's buffer for 60 cycles; the next frame's first payload byte lands there no
+    sooner than four bytes (160 cycles at the UART's fastest) after the SEARCH's last, so an ABORT
+    sent right behind a SEARCH is heard and no frame overwrites what the search still reads.
     """
 
-    def __init__(self, layout_id, core_id, legality=False, perft_engines=0, ordering=False):
+    def __init__(self, layout_id, core_id, legality=False, perft_engines=0, ordering=False, search=False):
         self.layout_id = layout_id
         self.core_id = core_id
         self.legality = legality
         self.ordering = ordering
         self.perft_engines = perft_engines
+        self.with_search = search
         super().__init__({
             "requests": In(stream.Signature(8)),
             "read_addr": Out(range(MAX_REQUEST)),
             "read_data": In(8),
             "errors": In(stream.Signature(8)),
-            "frames": Out(stream.Signature(ReplyFrame)),
-            **LinkSignature(legality, ordering).members,
+            "frames": Out(stream.Signature(reply_frame(SEARCH_MAX_REPLY if search else MAX_REPLY))),
+            "blocked": Out(1),
+            **LinkSignature(legality, ordering, search).members,
         })
 
     def elaborate(self, platform):
@@ -276,20 +302,40 @@ class RequestExecutor(wiring.Component):
         rank, plane = Signal(range(8)), Signal(range(PLANES + 1))
         rank_planes = Signal(8 * PLANES)
         state_at = PLANES * PLANE_BYTES     # the image: four planes of 8 bytes, then the state
-        features = (FEATURE_LEGALITY if self.legality else 0) | (FEATURE_ORDER if self.ordering else 0)
+        features = (FEATURE_LEGALITY if self.legality else 0) | (FEATURE_ORDER if self.ordering else 0) | \
+            (FEATURE_SEARCH if self.with_search else 0)
+        searching = Signal(1)           # the request is a SEARCH (else, among the search's: a HISTORY)
+        listening = Signal(1)           # a SEARCH is served: the receiver may take an ABORT
+        # a SEARCH's request bytes or a HISTORY's, gathered from the buffer
+        gathered = Signal(8 * max(SEARCH_REQUEST_BYTES, HISTORY_LENGTH))
+        got = Signal(range(max(SEARCH_REQUEST_BYTES, HISTORY_LENGTH, MAX_SEARCH_PLIES) + 1))
+        m.d.comb += self.blocked.eq(self.busy & ~listening)
         with m.FSM(name="executor"):
             with m.State("IDLE"):
+                request_is = lambda *types: self.requests.valid & Cat(self.requests.payload == t for t in types).any()
                 with m.If(self.errors.valid):
                     reply(FrameType.ERROR, 1, self.errors.payload)
                     m.d.comb += self.errors.ready.eq(frames.ready)
-                with m.Elif(self.requests.valid & (self.requests.payload == FrameType.PING)):
+                with m.Elif(request_is(FrameType.PING)):
                     reply(FrameType.PONG, PONG_LENGTH, Pong.const({
                         "version": PROTOCOL_VERSION, "layout": self.layout_id, "core": self.core_id,
                         "features": features, "perft_engines": self.perft_engines}))
                     m.d.comb += self.requests.ready.eq(frames.ready)
+                with m.Elif(request_is(FrameType.SEARCH, FrameType.HISTORY, FrameType.ABORT)):
+                    m.d.comb += self.requests.ready.eq(1)
+                    if not self.with_search:
+                        m.d.sync += refusal.eq(ErrorCode.NO_SEARCH)
+                        m.next = "REFUSE"
+                    else:
+                        with m.If(self.requests.payload != FrameType.ABORT):    # (no search runs: nothing to stop)
+                            m.d.comb += self.read_addr.eq(Mux(self.requests.payload == FrameType.SEARCH,
+                                                              POSITION_BYTES, 0))
+                            m.d.sync += [searching.eq(self.requests.payload == FrameType.SEARCH), perft.eq(0),
+                                         got.eq(0)]
+                            m.next = "GATHER"
                 with m.Elif(self.requests.valid):      # GENERATE or PERFT: the byte after the image first
                     m.d.comb += [self.requests.ready.eq(1), self.read_addr.eq(POSITION_BYTES)]
-                    m.d.sync += perft.eq(self.requests.payload == FrameType.PERFT)
+                    m.d.sync += [perft.eq(self.requests.payload == FrameType.PERFT), searching.eq(0)]
                     m.next = "FLAGS"
             with m.State("FLAGS"):          # GENERATE's flags, or PERFT's depth
                 m.d.comb += [self.busy.eq(1), self.read_addr.eq(state_at)]
@@ -321,11 +367,15 @@ class RequestExecutor(wiring.Component):
                 reply(FrameType.ERROR, 1, refusal)
                 with m.If(frames.ready):
                     m.next = "IDLE"
+            if self.with_search:
+                self._search_states(m, reply, refusal, searching, listening, gathered, got, state_at)
             with m.State("STATE_LOW"):
+                m.d.comb += listening.eq(searching)     # an ABORT waits for SEARCHING
                 m.d.comb += [self.busy.eq(1), self.read_addr.eq(state_at + 1)]
                 m.d.sync += state_low.eq(self.read_data)
                 m.next = "STATE_HIGH"
             with m.State("STATE_HIGH"):     # clear the board, write the state registers
+                m.d.comb += listening.eq(searching)     # an ABORT waits for SEARCHING
                 m.d.comb += [
                     self.busy.eq(1),
                     self.load.clear.eq(1),
@@ -336,6 +386,7 @@ class RequestExecutor(wiring.Component):
                 m.d.sync += [rank.eq(0), plane.eq(0)]
                 m.next = "RANKS"
             with m.State("RANKS"):          # a rank's byte of each plane, one per cycle, then the rank write
+                m.d.comb += listening.eq(searching)     # an ABORT waits for SEARCHING
                 m.d.comb += self.busy.eq(1)
                 with m.If(plane == PLANES):
                     m.d.comb += [self.load.rank_en.eq(1), self.load.rank.eq(rank),
@@ -347,10 +398,15 @@ class RequestExecutor(wiring.Component):
                     m.d.comb += self.read_addr.eq(Mux(plane == PLANES - 1, 0, plane + 1) * PLANE_BYTES + rank)
                     m.d.sync += [rank_planes.eq(Cat(rank_planes[8:], self.read_data)), plane.eq(plane + 1)]
             with m.State("START"):
+                m.d.comb += listening.eq(searching)     # an ABORT waits for SEARCHING
                 m.d.comb += self.busy.eq(1)
                 with m.If(perft):           # the array is idle: the executor serves one request at a time
                     m.d.comb += self.perft.start.eq(1)
                     m.next = "WALK"
+                if self.with_search:
+                    with m.Elif(searching):     # the engine is idle too; its request is the gathered bytes
+                        m.d.comb += self.search.start.eq(1)
+                        m.next = "SEARCHING"
                 with m.Else():
                     m.d.comb += generator.start.eq(generator.start_ready)
                     if self.legality:
@@ -379,6 +435,61 @@ class RequestExecutor(wiring.Component):
                         m.next = "IDLE"
         return m
 
+    def _search_states(self, m, reply, refusal, searching, listening, gathered, got, state_at):
+        """SEARCH's and HISTORY's states: their bytes gathered and checked (a HISTORY's key
+        written), then for a SEARCH the position's load (STATE_LOW on), the search, its PV as
+        MOVE frames and SEARCH_DONE."""
+        search, frames = self.search, self.frames
+        request = SearchRequest(gathered[:data.Layout.cast(SearchRequest).size])
+        m.d.comb += search.request.eq(request)
+        last = Mux(searching, SEARCH_REQUEST_BYTES - 1, HISTORY_LENGTH - 1)
+        with m.State("GATHER"):         # a byte a cycle: the buffer answers the address a cycle later
+            m.d.comb += [listening.eq(searching), self.busy.eq(1),
+                         self.read_addr.eq(Mux(searching, POSITION_BYTES, 0) + got + 1)]
+            m.d.sync += [gathered.word_select(got, 8).eq(self.read_data), got.eq(got + 1)]
+            with m.If(got == last):
+                m.d.comb += self.read_addr.eq(state_at)
+                m.next = "GATHERED"
+        with m.State("GATHERED"):
+            m.d.comb += [listening.eq(searching), self.busy.eq(1), self.read_addr.eq(state_at)]
+            index, key = gathered[:8], gathered[8:72]
+            with m.If(~searching):
+                with m.If(index >= MAX_HISTORY):
+                    m.d.sync += refusal.eq(ErrorCode.BAD_SEARCH)
+                    m.next = "REFUSE"
+                with m.Else():
+                    m.d.comb += [search.history.en.eq(1), search.history.index.eq(index),
+                                 search.history.key.eq(key)]
+                    m.next = "IDLE"
+            with m.Elif((request.depth == 0) | (request.depth > MAX_DEPTH) | (request.quiescence > MAX_QUIESCENCE) |
+                        (request.history > MAX_HISTORY)):
+                m.d.sync += refusal.eq(ErrorCode.BAD_SEARCH)
+                m.next = "REFUSE"
+            with m.Else():
+                m.next = "STATE_LOW"
+        with m.State("SEARCHING"):      # until done; an ABORT stops the engine (its best move so far)
+            m.d.comb += [self.busy.eq(1), listening.eq(1)]
+            with m.If(self.requests.valid & (self.requests.payload == FrameType.ABORT)):
+                m.d.comb += [self.requests.ready.eq(1), search.abort.eq(1)]
+            with m.If(search.done):
+                m.d.sync += got.eq(0)
+                m.next = "LINE"
+        with m.State("LINE"):           # the principal variation, a MOVE frame a move
+            m.d.comb += [self.busy.eq(1), search.pv_index.eq(got)]
+            with m.If(got == search.result.pv_length):
+                m.next = "ANSWER"
+            with m.Else():
+                reply(FrameType.MOVE, MOVE_LENGTH, search.pv_move)
+                with m.If(frames.ready):
+                    m.d.sync += got.eq(got + 1)
+        with m.State("ANSWER"):
+            m.d.comb += self.busy.eq(1)
+            result = search.result.as_value()
+            reply(FrameType.SEARCH_DONE, SEARCH_DONE_LENGTH,
+                  Cat(result, Const(0, 8 * SEARCH_RESULT_BYTES - len(result)), search.counters.as_value()))
+            with m.If(frames.ready):
+                m.next = "IDLE"
+
 
 class HostLink(wiring.Component):
     """Receiver, executor and sender: request bytes in, reply bytes out, the generator driven
@@ -396,6 +507,8 @@ class HostLink(wiring.Component):
         The perft array's engines, 0 to 255 (0: none, PERFT is refused).
     ordering : bool
         The generator has the ordering stage, its order chosen per request.
+    search : bool
+        A search engine is beside the generator (SEARCH, HISTORY, ABORT; else refused).
 
     Members
     -------
@@ -406,7 +519,8 @@ class HostLink(wiring.Component):
     The :class:`LinkSignature`'s, flat: the generator's control and the perft array's.
     """
 
-    def __init__(self, *, layout_id, core_id, idle_timeout, legality=False, perft_engines=0, ordering=False):
+    def __init__(self, *, layout_id, core_id, idle_timeout, legality=False, perft_engines=0, ordering=False,
+                 search=False):
         options = Options("HostLink")
         options.choice("layout_id", layout_id, tuple(LAYOUT_IDS.values()))
         options.choice("core_id", core_id, tuple(CORE_IDS.values()))
@@ -415,30 +529,32 @@ class HostLink(wiring.Component):
         engines_width = Shape.cast(Pong.as_shape()["perft_engines"].shape).width     # PONG's byte
         options.count("perft_engines", perft_engines, 0, (1 << engines_width) - 1)
         options.flag("ordering", ordering)
+        options.flag("search", search)
         options.done()
         self.layout_id, self.core_id, self.idle_timeout = layout_id, core_id, idle_timeout
         self.legality, self.perft_engines, self.ordering = legality, perft_engines, ordering
+        self.with_search = search
         super().__init__({
             "rx": In(stream.Signature(8, always_ready=True)),
             "tx": Out(stream.Signature(8)),
-            **LinkSignature(legality, ordering).members,
+            **LinkSignature(legality, ordering, search).members,
         })
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.receiver = receiver = FrameReceiver(self.idle_timeout)
         m.submodules.executor = executor = RequestExecutor(self.layout_id, self.core_id, self.legality,
-                                                           self.perft_engines, self.ordering)
-        m.submodules.sender = sender = FrameSender()
+                                                           self.perft_engines, self.ordering, self.with_search)
+        m.submodules.sender = sender = FrameSender(SEARCH_MAX_REPLY if self.with_search else MAX_REPLY)
         wiring.connect(m, wiring.flipped(self.rx), receiver.rx)
         wiring.connect(m, receiver.requests, executor.requests)
         wiring.connect(m, receiver.errors, executor.errors)
         wiring.connect(m, executor.frames, sender.frames)
         wiring.connect(m, sender.tx, wiring.flipped(self.tx))
-        link = LinkSignature(self.legality, self.ordering)
+        link = LinkSignature(self.legality, self.ordering, self.with_search)
         wiring.connect(m, group(executor, link), wiring.flipped(group(self, link)))
         m.d.comb += [
-            receiver.blocked.eq(executor.busy),
+            receiver.blocked.eq(executor.blocked),
             receiver.read_addr.eq(executor.read_addr), executor.read_data.eq(receiver.read_data),
         ]
         return m
@@ -449,15 +565,17 @@ class HostLinkTop(wiring.Component):
     :class:`~hwmovegen.tables.contracts.GeneratorConfig`: with the legality stage if ``legal``,
     the ordering stage, its order chosen per request, if ``order``), and a perft array of
     ``perft_engines`` engines beside it (none if 0), counting the last ply with the leaf counter
-    if ``count_leaves``."""
+    if ``count_leaves``, and a :class:`~.search.SearchEngine` on the config's layout and core if
+    ``search`` (else none: a bitstream without it refuses SEARCH)."""
 
     rx: In(1, init=1)
     tx: Out(1)
     busy: Out(1)
 
-    def __init__(self, divisor, idle_timeout, config=GeneratorConfig()):
+    def __init__(self, divisor, idle_timeout, config=GeneratorConfig(), search=False):
         self.divisor = divisor
         self.idle_timeout = idle_timeout
+        self.search = search
         self.config = config.replace(order=config.order and SELECTABLE, max_plies=PERFT_MAX_DEPTH)
         super().__init__()
 
@@ -469,9 +587,9 @@ class HostLinkTop(wiring.Component):
         return divisor, max(4 * 10 * divisor, round(clock_hz * idle_timeout_s))
 
     @classmethod
-    def for_clock(cls, clock_hz, baud, config=GeneratorConfig(), idle_timeout_s=0.005):
+    def for_clock(cls, clock_hz, baud, config=GeneratorConfig(), idle_timeout_s=0.005, search=False):
         """A top for a real clock (see :meth:`timing`)."""
-        return cls(*cls.timing(clock_hz, baud, idle_timeout_s), config)
+        return cls(*cls.timing(clock_hz, baud, idle_timeout_s), config, search=search)
 
     def elaborate(self, platform):
         m = Module()
@@ -480,16 +598,21 @@ class HostLinkTop(wiring.Component):
         config = self.config
         m.submodules.link = link = HostLink(layout_id=LAYOUT_IDS[config.layout], core_id=CORE_IDS[config.core],
                                             idle_timeout=self.idle_timeout, legality=config.legal,
-                                            perft_engines=config.perft_engines, ordering=bool(config.order))
+                                            perft_engines=config.perft_engines, ordering=bool(config.order),
+                                            search=self.search)
         m.submodules.generator = generator = MoveGenerator.from_config(config)
         m.d.comb += [receiver.rx.eq(self.rx), self.tx.eq(transmitter.tx), self.busy.eq(link.busy)]
         wiring.connect(m, receiver.bytes, link.rx)
         wiring.connect(m, link.tx, transmitter.bytes)
         wiring.connect(m, link.generator, generator.control)
+        loads = [generator.load]
         if config.perft_engines:
             m.submodules.perft = perft = PerftArray.from_config(config)
-            wiring.connect(m, link.load, generator.load, perft.load)
+            loads.append(perft.load)
             wiring.connect(m, link.perft, perft.control)
-        else:
-            wiring.connect(m, link.load, generator.load)
+        if self.search:
+            m.submodules.search = search = SearchEngine(layout=config.layout, core=config.core)
+            loads.append(search.load)
+            wiring.connect(m, link.search, group(search, SearchControlSignature()))
+        wiring.connect(m, link.load, *loads)
         return m

@@ -1,4 +1,4 @@
-"""Host-link protocol, version 5: constants, the frame checksum, frame building and decoding (pure Python).
+"""Host-link protocol, version 6: constants, the frame checksum, frame building and decoding (pure Python).
 
 Every frame, in both directions::
 
@@ -22,6 +22,15 @@ payload. Multi-byte numbers are little-endian. Payload layouts come from
 * ``PERFT`` (0x03): the position image, then the depth byte (1 to ``PERFT_MAX_DEPTH``).
   The board's perft array walks the legal tree with no host help and answers with
   ``PERFT_DONE`` (0x84): the ``PerftReply`` bits (the leaves and the cycles).
+* ``HISTORY`` (0x06): an index byte (0 to ``MAX_HISTORY - 1``) and a 64-bit key: a position of the
+  game before the root (since its last irreversible move), for the next SEARCH's repetitions. No reply.
+* ``SEARCH`` (0x04): the position image, then the search engine's ``SearchRequest`` bits
+  (:mod:`.search`: depth, quiescence plies, the window, the node limit, the first move to try,
+  the halfmove clock, the count of history keys written). The engine searches; meanwhile the
+  board takes ``ABORT`` (0x05, no payload): the engine stops before its next move and answers
+  with the best move so far (any other request waits for the answer). Answered by one ``MOVE``
+  frame per move of the principal variation, then ``SEARCH_DONE`` (0x85): the ``SearchResult``
+  bytes, then the ``SearchCounters`` bytes. An ABORT with no search running is dropped.
 
 Errors (FPGA to host), ``ERROR`` (0xEE) with one code byte:
 
@@ -39,6 +48,10 @@ Errors (FPGA to host), ``ERROR`` (0xEE) with one code byte:
 * ``NO_ORDER``: a GENERATE asked for an order (``order`` not 0) of a bitstream built
   without the ordering stage. Nothing is generated.
 * ``BAD_ORDER``: a GENERATE's ``order`` is 3, no ``Order``. Nothing is generated.
+* ``NO_SEARCH``: a SEARCH, HISTORY or ABORT to a bitstream without the search engine.
+* ``BAD_SEARCH``: a SEARCH's depth is 0 or above ``MAX_DEPTH``, its quiescence above
+  ``MAX_QUIESCENCE`` or its history count above ``MAX_HISTORY``, or a HISTORY's index is
+  ``MAX_HISTORY`` or more. Nothing is searched or written.
 
 After an error the FPGA hunts for the next ``0xA5``: a request sent after the
 error reply is served normally.
@@ -49,7 +62,8 @@ Version history: 1 sent the state as ``white_to_move | castling << 1`` and
 byte (legal moves) and the PONG features byte; 4 adds PERFT and the PONG's perft
 engines byte; 5 adds the flags' ``order``, the ``Move``'s ``check`` bit, the ordering
 feature and ``NO_ORDER`` / ``BAD_ORDER`` (a version-4 board would ignore the order and
-answer in square order: the client refuses it by the version).
+answer in square order: the client refuses it by the version); 6 adds SEARCH, HISTORY and
+ABORT, the search feature and ``NO_SEARCH`` / ``BAD_SEARCH``.
 """
 
 from enum import IntEnum
@@ -57,15 +71,19 @@ from enum import IntEnum
 from amaranth.lib.crc import catalog
 
 from ..tables.contracts import CORE_CONTRACTS, LAYOUT_IDS, MAX_PLIES
+from ..tables.search import MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE
 from .order import Order
+from .search import SearchCounters, SearchRequest, SearchResult
 from .types import Counters, GenerateFlags, Move, PerftReply, Pong, POSITION_BYTES, byte_length, pack
 
 __all__ = ["PROTOCOL_VERSION", "SYNC", "FrameType", "ErrorCode", "ERROR_MEANINGS", "REQUEST_LENGTHS",
            "GENERATE_LENGTH", "OLD_GENERATE_LENGTH", "MOVE_LENGTH", "DONE_LENGTH", "PONG_LENGTH",
            "FEATURE_LEGALITY", "FEATURE_ORDER", "ORDER_COUNT", "LAYOUT_IDS", "CORE_IDS", "CRC", "crc8", "frame",
-           "FrameDecoder", "generate_payload", "perft_payload", "PERFT_LENGTH", "PERFT_DONE_LENGTH", "PERFT_MAX_DEPTH"]
+           "FrameDecoder", "generate_payload", "perft_payload", "PERFT_LENGTH", "PERFT_DONE_LENGTH", "PERFT_MAX_DEPTH",
+           "FEATURE_SEARCH", "SEARCH_LENGTH", "SEARCH_REQUEST_BYTES", "SEARCH_RESULT_BYTES", "SEARCH_DONE_LENGTH",
+           "HISTORY_LENGTH", "search_payload", "history_payload"]
 
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 SYNC = 0xA5
 CRC = catalog.CRC8_SMBUS(data_width=8)
 MOVE_LENGTH = byte_length(Move)
@@ -76,6 +94,12 @@ PERFT_DONE_LENGTH = byte_length(PerftReply)
 PERFT_MAX_DEPTH = MAX_PLIES  # the engines' stacks
 FEATURE_LEGALITY = 1
 FEATURE_ORDER = 2
+FEATURE_SEARCH = 4
+SEARCH_REQUEST_BYTES = byte_length(SearchRequest)
+SEARCH_LENGTH = POSITION_BYTES + SEARCH_REQUEST_BYTES
+SEARCH_RESULT_BYTES = byte_length(SearchResult)
+SEARCH_DONE_LENGTH = SEARCH_RESULT_BYTES + byte_length(SearchCounters)     # the result, then the counters
+HISTORY_LENGTH = 1 + 8          # the index, then the key
 ORDER_COUNT = len(Order)    # the orders on the wire: 0 to ORDER_COUNT - 1
 GENERATE_LENGTH = POSITION_BYTES + byte_length(GenerateFlags)
 OLD_GENERATE_LENGTH = POSITION_BYTES        # version 2: the image alone
@@ -86,10 +110,14 @@ class FrameType(IntEnum):
     PING = 0x01
     GENERATE = 0x02
     PERFT = 0x03
+    SEARCH = 0x04
+    ABORT = 0x05
+    HISTORY = 0x06
     PONG = 0x81
     MOVE = 0x82
     DONE = 0x83
     PERFT_DONE = 0x84
+    SEARCH_DONE = 0x85
     ERROR = 0xEE
 
 
@@ -105,6 +133,8 @@ class ErrorCode(IntEnum):
     BAD_DEPTH = 9
     NO_ORDER = 10
     BAD_ORDER = 11
+    NO_SEARCH = 12
+    BAD_SEARCH = 13
 
 
 # what the host tells its user for each error code
@@ -121,11 +151,15 @@ ERROR_MEANINGS = {
     ErrorCode.BAD_DEPTH: f"a perft depth was 0 or above the engines' {PERFT_MAX_DEPTH} plies",
     ErrorCode.NO_ORDER: "ordered moves were asked of a bitstream without the ordering stage (build it with --order)",
     ErrorCode.BAD_ORDER: f"a GENERATE asked for order {ORDER_COUNT}, which does not exist (0 to {ORDER_COUNT - 1})",
+    ErrorCode.NO_SEARCH: "a search was asked of a bitstream without the search engine (build it with --search)",
+    ErrorCode.BAD_SEARCH: f"a search asked for a depth outside 1 to {MAX_DEPTH}, more than {MAX_QUIESCENCE} quiescence "
+                          f"plies or more than {MAX_HISTORY} history keys",
 }
 
 
 # The payload length of every request the FPGA accepts.
-REQUEST_LENGTHS = {FrameType.PING: 0, FrameType.GENERATE: GENERATE_LENGTH, FrameType.PERFT: PERFT_LENGTH}
+REQUEST_LENGTHS = {FrameType.PING: 0, FrameType.GENERATE: GENERATE_LENGTH, FrameType.PERFT: PERFT_LENGTH,
+                   FrameType.SEARCH: SEARCH_LENGTH, FrameType.ABORT: 0, FrameType.HISTORY: HISTORY_LENGTH}
 
 
 def crc8(data):
@@ -177,3 +211,14 @@ def generate_payload(image, legal=False, order=0):
 def perft_payload(image, depth):
     """A PERFT request's payload: the position image, then the depth."""
     return bytes(image) + bytes([depth])
+
+
+def search_payload(image, request_word):
+    """A SEARCH request's payload: the position image, then the engine's ``SearchRequest`` word
+    (:func:`hwmovegen.sim.harness.search.request_word`)."""
+    return bytes(image) + request_word.to_bytes(SEARCH_REQUEST_BYTES, "little")
+
+
+def history_payload(index, key):
+    """A HISTORY request's payload: where the key goes, then the key."""
+    return bytes([index]) + key.to_bytes(8, "little")

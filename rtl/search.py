@@ -39,7 +39,7 @@ from .perft import LIST_BITS, MoveLists
 from .types import Move
 
 __all__ = ["SearchRequest", "SearchResult", "SearchCounters", "SEARCH_COUNTER_NAMES", "SEARCH_COUNTER_WIDTH",
-           "HistorySignature", "SearchEngine", "FILTER_BITS"]
+           "HistorySignature", "SearchControlSignature", "SearchEngine", "FILTER_BITS"]
 
 SEARCH_COUNTER_WIDTH = 48
 FILTER_BITS = 10            # the history filter: a bit per value of the key's low bits
@@ -90,6 +90,25 @@ class HistorySignature(wiring.Signature):
         super().__init__({"en": Out(1), "index": Out(range(MAX_HISTORY)), "key": Out(64)})
 
 
+class SearchControlSignature(wiring.Signature):
+    """The engine's ports but its ``load``, from its side: what a host (the host link's
+    executor) drives and reads (see :class:`SearchEngine`)."""
+
+    def __init__(self, max_plies=MAX_SEARCH_PLIES):
+        super().__init__({
+            "history": In(HistorySignature()),
+            "request": In(SearchRequest),
+            "start": In(1),
+            "abort": In(1),
+            "busy": Out(1),
+            "done": Out(1),
+            "result": Out(SearchResult),
+            "counters": Out(SearchCounters),
+            "pv_index": In(range(max_plies)),
+            "pv_move": Out(Move),
+        })
+
+
 class SearchEngine(wiring.Component):
     """Searches the loaded position: alpha-beta to ``request.depth`` plies, then quiescence.
 
@@ -128,16 +147,7 @@ class SearchEngine(wiring.Component):
         self.score_read = Signal(1)
         super().__init__({
             "load": In(LoadSignature()),
-            "history": In(HistorySignature()),
-            "request": In(SearchRequest),
-            "start": In(1),
-            "abort": In(1),
-            "busy": Out(1),
-            "done": Out(1),
-            "result": Out(SearchResult),
-            "counters": Out(SearchCounters),
-            "pv_index": In(range(max_plies)),
-            "pv_move": Out(Move),
+            **SearchControlSignature(max_plies).members,
         })
 
     def elaborate(self, platform):

@@ -52,3 +52,18 @@ def perft_array():
             arrays[engines, count_leaves] = array
         return arrays[engines, count_leaves]
     return get
+
+
+@pytest.fixture(scope="session")
+def search_board():
+    """``search_board()``: a host client on a fresh dev-board top with the search engine (fast core),
+    compiled with CXXRTL once for the whole run (about 13 CPU minutes of g++ at -O1, measured here)
+    and shared by the tests."""
+    from hwmovegen.boards.client import CompiledDevBoard, HostClient
+    CompiledDevBoard().prepare()
+
+    def make():
+        board = CompiledDevBoard()
+        board.prepare()
+        return HostClient(board, timeout=5.0)
+    return make

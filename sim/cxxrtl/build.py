@@ -110,17 +110,19 @@ def build_search_model(config, log=None):
                     f"the search engine ({config.core} core, {_layout_words(config)})", log, SEARCH_CXXFLAGS)
 
 
-def build_hostlink_model(config, divisor, idle_timeout, log=None):
+def build_hostlink_model(config, divisor, idle_timeout, log=None, search=False):
     """Path of the compiled shared library of a dev board's :class:`~hwmovegen.rtl.hostlink.HostLinkTop`
-    (UART of ``divisor`` cycles a bit, ``idle_timeout`` cycles) on the generator ``config`` names."""
+    (UART of ``divisor`` cycles a bit, ``idle_timeout`` cycles) on the generator ``config`` names,
+    with the search engine if ``search`` (compiled as the search engine's own model is)."""
     from ...rtl.hostlink import HostLinkTop
     config = config.canonical()
     stages = ("-legal" if config.legal else "") + ("-order" if config.order else "") + \
-        (f"-perft{config.perft_engines}" if config.perft_engines else "")
+        (f"-perft{config.perft_engines}" if config.perft_engines else "") + ("-search" if search else "")
     return _compile(f"hostlink-{config.core}{stages}-{config.layout}-d{divisor}-t{idle_timeout}", "hostlink_driver.cc",
-                    lambda: design_rtlil(HostLinkTop(divisor, idle_timeout, config)),
+                    lambda: design_rtlil(HostLinkTop(divisor, idle_timeout, config, search=search)),
                     f"the dev board's top level ({config.core} core{stages.replace('-', ', ')}, "
-                    f"{_layout_words(config)}, {divisor} cycles a bit)", log)
+                    f"{_layout_words(config)}, {divisor} cycles a bit)", log,
+                    SEARCH_CXXFLAGS if search else DEFAULT_CXXFLAGS)
 
 
 _BUILDS = {}        # design name -> the library this process found or built (recorded only)

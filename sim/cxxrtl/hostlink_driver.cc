@@ -60,11 +60,13 @@ uint64_t hwmg_clock_cycles(void *handle) { return static_cast<Board *>(handle)->
 
 void hwmg_set_divisor(void *handle, long divisor) { static_cast<Board *>(handle)->divisor = divisor; }
 
-// A design with shared submodules (the ordering stage's) needs the stepped cycle: set before use,
-// the reset run again that way.
+// A design with shared submodules (the ordering stage's, the search engine's) needs the stepped
+// cycle: set before use, the reset run again that way. The create's reset ran without it, and a
+// design that needs it (the search engine's) did not settle there: that verdict goes with it.
 void hwmg_hierarchical(void *handle, int on) {
     Board *b = static_cast<Board *>(handle);
     b->hierarchical = on != 0;
+    b->settled = true;
     b->reset();
 }
 

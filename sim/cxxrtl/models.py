@@ -236,19 +236,21 @@ class CxxrtlSearch(CompiledModel):
 
 
 class CxxrtlHostLink(CompiledModel):
-    """A dev board's whole top level (:class:`~hwmovegen.rtl.hostlink.HostLinkTop`) compiled,
-    reached through its pins: :meth:`run` drives the rx pin a level a cycle and returns the
-    bytes the board sent on tx meanwhile, decoded as the host's UART would."""
+    """A dev board's whole top level (:class:`~hwmovegen.rtl.hostlink.HostLinkTop`, with the search
+    engine if ``search``) compiled, reached through its pins: :meth:`run` drives the rx pin a level a
+    cycle and returns the bytes the board sent on tx meanwhile, decoded as the host's UART would."""
 
-    def __init__(self, config, divisor, idle_timeout, log=None):
+    def __init__(self, config, divisor, idle_timeout, log=None, search=False):
         self.config = config
         self.divisor = divisor
         self.idle_timeout = idle_timeout
         self.log = log
+        self.search = search
         self._out = ctypes.create_string_buffer(1 << 16)
 
     def library(self):
-        lib = open_model(build_hostlink_model(self.config, self.divisor, self.idle_timeout, self.log), clock=True)
+        lib = open_model(build_hostlink_model(self.config, self.divisor, self.idle_timeout, self.log, self.search),
+                         clock=True)
         lib.hwmg_set_divisor.argtypes = [ctypes.c_void_p, ctypes.c_long]
         lib.hwmg_hierarchical.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.hwmg_board_reset.argtypes = [ctypes.c_void_p]
@@ -263,7 +265,8 @@ class CxxrtlHostLink(CompiledModel):
 
     def created(self):
         self._lib.hwmg_set_divisor(self._handle, self.divisor)
-        if self.config.order is not None:      # the ordering stage's shared ray logic is hierarchy
+        # the ordering stage's shared ray logic is hierarchy (the search engine's generator has it)
+        if self.config.order is not None or self.search:
             self._lib.hwmg_hierarchical(self._handle, 1)
 
     def clock_cycles(self):

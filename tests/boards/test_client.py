@@ -38,7 +38,7 @@ def assert_generates(client, fen):
 
 def test_ping(link):
     _, client = link
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 0, False)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 0, False, False)
 
 
 @pytest.mark.parametrize("fen", POSITIONS)
@@ -79,7 +79,7 @@ def test_bad_checksum_on_a_generate_request(link):
     request[10] ^= 0x40
     client.send_raw(request)
     assert client.expect_error() == ErrorCode.BAD_CHECKSUM
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 0, False)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 0, False, False)
 
 
 def test_junk_right_before_a_request_is_skipped(link):
@@ -152,7 +152,7 @@ def test_a_legal_board_serves_both_flags(core):
     """With the legality stage: the legal stream when GENERATE asks for it, and the plain
     core's stream and counters, cycle for cycle, when it does not."""
     client = HostClient(SimulatedDevBoard(GeneratorConfig(core=core, legal=True)), timeout=0.5)
-    assert client.ping() == (PROTOCOL_VERSION, "dense", core, True, 0, False)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", core, True, 0, False, False)
     for name, fen, _, _ in RULES[:1] + RULES[13:14]:
         position = Position.from_fen(fen)
         moves, counters = client.generate(position, legal=True)
@@ -181,7 +181,7 @@ def test_a_perft_board_walks_trees_alone():
     """PERFT: the board's two-engine array walks the tree and answers nodes and cycles; a
     bad depth is refused and the link goes on."""
     client = HostClient(SimulatedDevBoard(GeneratorConfig(perft_engines=2)), timeout=0.5)
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 2, False)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", False, 2, False, False)
     answer = client.perft(Position.from_fen(KIWIPETE), 2, timeout=5)
     assert answer["nodes"] == 2039 and 0 < answer["cycles"] < 10_000
     for depth in (0, 9):
@@ -215,7 +215,7 @@ def test_an_ordered_board_serves_every_order():
     ordered stream, check flags included; no order is the square order, flagged; an order
     that is no Order is refused with BAD_ORDER and the link goes on."""
     client = HostClient(SimulatedDevBoard(GeneratorConfig(core="fast", order=SELECTABLE)), timeout=0.5)
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "fast", False, 0, True)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "fast", False, 0, True, False)
     streams = {}
     for fen in (CAPTURES, PROMOTION_CHECKS):
         position = Position.from_fen(fen)
@@ -241,7 +241,7 @@ def test_an_ordered_legal_walker_board():
     """The walker with both stages: the legal moves in MVV-LVA order, and the pseudo-legal
     ones in the core's order, with their check flags."""
     client = HostClient(SimulatedDevBoard(GeneratorConfig(legal=True, order=SELECTABLE)), timeout=0.5)
-    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", True, 0, True)
+    assert client.ping() == (PROTOCOL_VERSION, "dense", "walker", True, 0, True, False)
     position = Position.from_fen(RULES[13][1])      # en passant exposing the king on the rank
     moves, counters = client.generate(position, legal=True, order="mvv-lva")
     model = generate(position, legal=True, order="mvv-lva")

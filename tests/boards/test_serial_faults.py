@@ -9,7 +9,7 @@ import pytest
 from hwmovegen.boards.bridge import FAULT_KINDS
 from hwmovegen.boards.client import DeviceError, HostClient, LinkError, NoReply, Transport
 from hwmovegen.cli import main
-from hwmovegen.rtl.protocol import ErrorCode, FrameType, frame
+from hwmovegen.rtl.protocol import PROTOCOL_VERSION, ErrorCode, FrameType, frame
 from hwmovegen.rtl.types import Counters, Move, Pong, byte_length, pack
 from hwmovegen.sim.harness.wire import word_from_move
 from hwmovegen.sim.model import Position, generate
@@ -39,7 +39,7 @@ class Scripted(Transport):
 
 
 def pong():
-    return frame(FrameType.PONG, pack(Pong, {"version": 5, "layout": 0, "core": 0, "features": 0,
+    return frame(FrameType.PONG, pack(Pong, {"version": PROTOCOL_VERSION, "layout": 0, "core": 0, "features": 0,
                                              "perft_engines": 0}).to_bytes(byte_length(Pong), "little"))
 
 
@@ -57,7 +57,7 @@ def moves_reply(moves, count=None):
 def test_a_damaged_request_is_sent_again_and_a_final_error_is_not():
     line = Scripted([error(ErrorCode.JUNK), error(ErrorCode.TRUNCATED), pong()])
     client = HostClient(line, timeout=1.0, retries=2)
-    assert client.ping().version == 5
+    assert client.ping().version == PROTOCOL_VERSION
     assert len(line.requests) == 3 and len(set(line.requests)) == 1
     assert client.stats["retries"] == 2 and client.stats["line_errors"] == 2
     # with no retries left, the error is the answer
@@ -98,7 +98,7 @@ def test_a_late_reply_to_an_earlier_try_is_not_taken_for_the_next_request():
     # drops it after the answer, so the GENERATE that follows reads its own reply
     line = Scripted([b"", pong() + late, moves_reply(moves)])
     client = HostClient(line, timeout=0.5, retries=1)
-    assert client.ping().version == 5
+    assert client.ping().version == PROTOCOL_VERSION
     assert client.generate(position)[0] == moves
 
 

@@ -11,9 +11,12 @@ from amaranth.lib import data
 from amaranth import Shape
 
 from hwmovegen.rtl.order import Order
-from hwmovegen.rtl.protocol import (DONE_LENGTH, ERROR_MEANINGS, FEATURE_LEGALITY, FEATURE_ORDER, GENERATE_LENGTH,
-                                    MOVE_LENGTH, PERFT_DONE_LENGTH, PERFT_LENGTH, PERFT_MAX_DEPTH, PONG_LENGTH,
-                                    PROTOCOL_VERSION, ErrorCode, FrameType)
+from hwmovegen.rtl.protocol import (DONE_LENGTH, ERROR_MEANINGS, FEATURE_LEGALITY, FEATURE_ORDER, FEATURE_SEARCH,
+                                    GENERATE_LENGTH, HISTORY_LENGTH, MOVE_LENGTH, PERFT_DONE_LENGTH, PERFT_LENGTH,
+                                    PERFT_MAX_DEPTH, PONG_LENGTH, PROTOCOL_VERSION, SEARCH_DONE_LENGTH, SEARCH_LENGTH,
+                                    SEARCH_REQUEST_BYTES, SEARCH_RESULT_BYTES, ErrorCode, FrameType)
+from hwmovegen.rtl.search import SEARCH_COUNTER_NAMES, SEARCH_COUNTER_WIDTH, SearchRequest, SearchResult
+from hwmovegen.tables.search import BOUNDS, MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE
 from hwmovegen.rtl.types import PLANE_BYTES, PLANES, POSITION_BYTES, BoardState, GenerateFlags, Move, byte_length
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
@@ -21,7 +24,8 @@ PLANES_WORDS = {4: "four"}
 
 LENGTHS = {FrameType.PING: 0, FrameType.PONG: PONG_LENGTH, FrameType.GENERATE: GENERATE_LENGTH,
            FrameType.MOVE: MOVE_LENGTH, FrameType.DONE: DONE_LENGTH, FrameType.PERFT: PERFT_LENGTH,
-           FrameType.PERFT_DONE: PERFT_DONE_LENGTH, FrameType.ERROR: 1}
+           FrameType.PERFT_DONE: PERFT_DONE_LENGTH, FrameType.ERROR: 1, FrameType.SEARCH: SEARCH_LENGTH,
+           FrameType.ABORT: 0, FrameType.HISTORY: HISTORY_LENGTH, FrameType.SEARCH_DONE: SEARCH_DONE_LENGTH}
 
 
 def frame_rows():
@@ -45,7 +49,7 @@ def test_every_frame_with_its_code_direction_and_length():
         if length:
             assert payload.startswith(f"{length} byte"), (frame.name, payload)
         else:
-            assert payload == "none", (frame.name, payload)
+            assert payload.split(":")[0] == "none", (frame.name, payload)
 
 
 def test_the_position_image_as_the_code_lays_it_out():
@@ -77,7 +81,35 @@ def test_the_flags_features_and_move_bits():
     for order in Order:
         assert f"{order.value} {order.name.lower().replace('_', '-')}" in generate, order
     pong = frame_rows()[FrameType.PONG][1]
-    for feature, stage in ((FEATURE_LEGALITY, "legality"), (FEATURE_ORDER, "ordering")):
-        assert f"bit {feature.bit_length() - 1}: the {stage} stage" in pong
+    for feature, stage in ((FEATURE_LEGALITY, "legality stage"), (FEATURE_ORDER, "ordering stage"),
+                           (FEATURE_SEARCH, "search engine")):
+        assert f"bit {feature.bit_length() - 1}: the {stage}" in pong
     move = frame_rows()[FrameType.MOVE][1]
     assert all(f"`{name}`" in move for name, _ in data.Layout.cast(Move))
+
+
+def _fields_in_order(text, layout):
+    """Every field of ``layout`` named in ``text`` with its width (1-bit fields bare), in bit order."""
+    at = 0
+    for name, field in data.Layout.cast(layout):
+        width = Shape.cast(field.shape).width
+        written = f"`{name}`" if width == 1 else f"`{name}` {width}"
+        found = text.find(written, at)
+        assert found >= 0, (name, written)
+        at = found + len(written)
+
+
+def test_the_search_frames():
+    rows = frame_rows()
+    request = rows[FrameType.SEARCH][1]
+    assert f"the {SEARCH_REQUEST_BYTES} bytes of the search engine's `SearchRequest`" in request
+    _fields_in_order(request, SearchRequest)
+    assert f"`depth` 4 (1 to {MAX_DEPTH})" in request and f"`quiescence` 4 (0 to {MAX_QUIESCENCE})" in request
+    assert f"(the HISTORY keys written, 0 to {MAX_HISTORY})" in request
+    assert f"an index (0 to {MAX_HISTORY - 1})" in rows[FrameType.HISTORY][1]
+    done = rows[FrameType.SEARCH_DONE][1]
+    assert f"the {SEARCH_RESULT_BYTES} bytes of the `SearchResult`" in done
+    _fields_in_order(done, SearchResult)
+    assert ", ".join(f"{index} {bound}" for index, bound in enumerate(BOUNDS)) in done
+    assert f"{SEARCH_COUNTER_WIDTH} bits each: " + ", ".join(name.replace("_", " ").replace("pv", "PV")
+                                                          for name in SEARCH_COUNTER_NAMES) in done
