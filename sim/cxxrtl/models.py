@@ -1,6 +1,7 @@
 """The Python wrappers of the compiled models: a generator as a backend
 (:class:`CxxrtlBackend`), a perft array (:class:`CxxrtlPerft`), the leaf counter
-(:class:`CxxrtlLeafCounter`)."""
+(:class:`CxxrtlLeafCounter`), the search engine (:class:`CxxrtlSearch`); the ``Verilator*``
+classes are the same wrappers over the Verilator models of the same designs and drivers."""
 
 import ctypes
 import time
@@ -16,7 +17,8 @@ from ...tables.search import MAX_SEARCH_PLIES
 from ..harness.search import request_word, result_from_words
 from .build import build_hostlink_model, build_leafcount_model, build_perft_model, build_search_model
 
-__all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter", "CxxrtlSearch", "CxxrtlHostLink"]
+__all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter", "CxxrtlSearch", "CxxrtlHostLink",
+           "VerilatorBackend", "VerilatorPerft", "VerilatorLeafCounter", "VerilatorSearch"]
 
 MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
 MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
@@ -48,7 +50,7 @@ class CxxrtlBackend(CompiledModel, Backend):
         self.core_seconds = 0.0     # wall time spent inside the C++ driver
 
     def library(self):
-        return generator_library(self.config, self.log)
+        return generator_library(self.config, self.log, self.simulator)
 
     def created(self):
         self._stat_words = self._lib.hwmg_stat_words()
@@ -140,7 +142,7 @@ class CxxrtlPerft(CompiledModel, PerftSimulator):
     SLICE = 2_000_000           # cycles per call into C++, between progress updates
 
     def library(self):
-        lib = open_model(build_perft_model(self.config, log=self.log))
+        lib = open_model(build_perft_model(self.config, log=self.log, simulator=self.simulator))
         lib.hwmg_perft_start.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
         lib.hwmg_perft_run.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p]
         self._words = lib.hwmg_counter_words()
@@ -170,7 +172,7 @@ class CxxrtlLeafCounter(CompiledModel):
         self.log = log
 
     def library(self):
-        lib = open_model(build_leafcount_model(log=self.log), clock=True)
+        lib = open_model(build_leafcount_model(log=self.log, simulator=self.simulator), clock=True)
         lib.hwmg_count.restype = ctypes.c_long
         lib.hwmg_count.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p,
                                    ctypes.c_void_p, ctypes.c_void_p]
@@ -207,7 +209,7 @@ class CxxrtlSearch(CompiledModel):
         self.log = log
 
     def library(self):
-        lib = open_model(build_search_model(self.config, log=self.log), clock=True)
+        lib = open_model(build_search_model(self.config, log=self.log, simulator=self.simulator), clock=True)
         lib.hwmg_search.restype = ctypes.c_int
         lib.hwmg_search.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
                                     ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p,
@@ -300,3 +302,24 @@ class CxxrtlHostLink(CompiledModel):
         """Press the board's reset for a cycle."""
         self.prepare()
         self._lib.hwmg_board_reset(self._handle)
+
+
+class VerilatorBackend(CxxrtlBackend):
+    """The generator compiled by Verilator (flattened, one eval a clock edge), driven as
+    :class:`CxxrtlBackend`'s model is: the same streams, counters and cycles."""
+    name = simulator = "verilator"
+
+
+class VerilatorPerft(CxxrtlPerft):
+    """The perft array compiled by Verilator."""
+    name = simulator = "verilator"
+
+
+class VerilatorLeafCounter(CxxrtlLeafCounter):
+    """The leaf counter compiled by Verilator."""
+    name = simulator = "verilator"
+
+
+class VerilatorSearch(CxxrtlSearch):
+    """The search engine compiled by Verilator."""
+    name = simulator = "verilator"
