@@ -1,7 +1,8 @@
 """The Python wrappers of the compiled models: a generator as a backend
 (:class:`CxxrtlBackend`), a perft array (:class:`CxxrtlPerft`), the leaf counter
 (:class:`CxxrtlLeafCounter`), the search engine (:class:`CxxrtlSearch`); the ``Verilator*``
-classes are the same wrappers over the Verilator models of the same designs and drivers."""
+classes are the same wrappers over the Verilator models of the same designs and drivers (the leaf
+counter's alone is not built with Verilator)."""
 
 import ctypes
 import time
@@ -18,7 +19,7 @@ from ..harness.search import request_word, result_from_words
 from .build import build_hostlink_model, build_leafcount_model, build_perft_model, build_search_model
 
 __all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter", "CxxrtlSearch", "CxxrtlHostLink",
-           "VerilatorBackend", "VerilatorPerft", "VerilatorLeafCounter", "VerilatorSearch"]
+           "VerilatorBackend", "VerilatorPerft", "VerilatorSearch"]
 
 MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
 MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
@@ -48,6 +49,7 @@ class CxxrtlBackend(CompiledModel, Backend):
         self.seed = seed
         self.log = log
         self.core_seconds = 0.0     # wall time spent inside the C++ driver
+        self.core_cpu_seconds = 0.0     # this process's processor time in it (other load aside)
 
     def library(self):
         return generator_library(self.config, self.log, self.simulator)
@@ -81,11 +83,12 @@ class CxxrtlBackend(CompiledModel, Backend):
         stats = (ctypes.c_uint32 * (self._stat_words * count))()
         failed = ctypes.c_int(-1)
         span = ctypes.c_uint64(0)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         total = self._lib.hwmg_generate(self._handle, count, blob, moves, capacity, stats,
                                         self.ready_threshold, MAX_CYCLES, int(self.overlap), ctypes.byref(failed),
                                         ctypes.byref(span))
         self.core_seconds += time.perf_counter() - start
+        self.core_cpu_seconds += time.process_time() - cpu
         self.last_span = span.value if self.overlap else 0
         if total < 0:
             what = {-1: "too many moves", -2: f"no done within {MAX_CYCLES} cycles",
@@ -312,11 +315,6 @@ class VerilatorBackend(CxxrtlBackend):
 
 class VerilatorPerft(CxxrtlPerft):
     """The perft array compiled by Verilator."""
-    name = simulator = "verilator"
-
-
-class VerilatorLeafCounter(CxxrtlLeafCounter):
-    """The leaf counter compiled by Verilator."""
     name = simulator = "verilator"
 
 
