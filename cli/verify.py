@@ -4,8 +4,8 @@ import json
 import math
 
 from ..sim.drivers.bench import (PERFT_BENCH, RATE_POSITIONS, SEARCH_BENCH, SEARCH_BENCH_DEPTH, SEARCH_PEERS,
-                                 hardware_perft_rows, perft_rows, position_rows, search_rows, stage_overhead,
-                                 stream_rate)
+                                 SIM_BENCH, SIM_BENCH_PERFT_DEPTH, SIM_BENCH_SEARCH_DEPTH, hardware_perft_rows,
+                                 perft_rows, position_rows, search_rows, simulator_rows, stage_overhead, stream_rate)
 from ..sim.drivers.compare import compare
 from ..sim.model.epd import bundled_suites, cpw_records, read_epd_files
 from ..sim.model.positions import random_boards
@@ -51,11 +51,12 @@ def register(subparsers):
                               description="Per CPW position: moves, steps, cycles, moves per cycle and "
                                           "simulated cycles per second (compiled backend); then perft from "
                                           "the start position through the hardware, the model and python-chess.")
-    p.add_argument("what", nargs="?", choices=("moves", "perft", "search"), default="moves",
+    p.add_argument("what", nargs="?", choices=("moves", "perft", "search", "sim"), default="moves",
                    help="moves (default): the generator's figures; perft: whole trees in the hardware (perft "
                         "arrays) against python-chess, Stockfish and Gigantua; search: the search engine "
                         "(compiled) on the CPW positions and three middlegames, beside the Deep Blue chip "
-                        "and Belle")
+                        "and Belle; sim: per design, each compiled simulator's compile seconds and simulated "
+                        "cycles per second (CXXRTL, Verilator)")
     add_perft_engines(p, help="perft: the large array (default: the largest with a saved fitting 'synth "
                         "--perft-engines' report for --target, else 8)")
     p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
@@ -147,6 +148,8 @@ def _bench(args):
         return _bench_perft(args)
     if args.what == "search":
         return _bench_search(args)
+    if args.what == "sim":
+        return _bench_sim(args)
     args.depth = args.depth or 4
     # the tree runs through cxxrtl, the model and python-chess: the model is the slowest
     check_perft_depth(args.depth, "model", force=args.force)
@@ -291,6 +294,45 @@ def _bench_perft(args):
     for name in wrong:
         print(f"MISMATCH: the hardware's count for {name} is not the published one")
     return 1 if wrong else 0
+
+
+def _bench_sim(args):
+    simulators = [name for name in ("cxxrtl", "verilator") if offer(name).missing() is None]
+    if not simulators:
+        raise FlowError(f"bench sim measures the compiled simulators: {offer('cxxrtl').missing()}")
+    bar = progress(args, len(SIM_BENCH) * len(simulators), unit="model")
+    try:
+        rows = simulator_rows(simulators, log=log(args), progress=bar.update)
+    except BackendUnavailable as error:
+        raise FlowError(str(error)) from None
+    finally:
+        bar.close()
+    if args.json:
+        print(json.dumps({"simulators": simulators, "designs": rows}))
+        return 0
+    header = ["design"]
+    for name in simulators:
+        header += [f"{name} compile s", f"{name} cycles/s"]
+    if len(simulators) == 2:
+        header.append("speed-up")
+    table = []
+    for row in rows:
+        cells = [row["design"]]
+        for name in simulators:
+            seconds = row[name]["compile_seconds"]
+            cells += ["-" if seconds is None else f"{seconds:.0f}", f'{row[name]["cycles_per_second"]:,}']
+        if len(simulators) == 2:
+            cells.append(f'{row["verilator"]["cycles_per_second"] / row["cxxrtl"]["cycles_per_second"]:.1f}x')
+        table.append(cells)
+    print_table(header, table, "<" + ">" * (len(header) - 1))
+    print(f"\ncompile s: the model's last compile on this machine (Yosys, then the simulator and g++); cycles/s: "
+          f"simulated clock cycles per second of this process's processor time (the wall time on an idle "
+          f"machine): the generators on batches of random positions "
+          f"(loading included), the perft models on perft({SIM_BENCH_PERFT_DEPTH}) of the start position, the "
+          f"search engine on the bench search positions to depth {SIM_BENCH_SEARCH_DEPTH}")
+    if "verilator" not in simulators:
+        print(f"verilator: {offer('verilator').missing()}")
+    return 0
 
 
 def _engines_that_fit(report):

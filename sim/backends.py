@@ -20,7 +20,7 @@ make (``stop.is_set()``) and aborts as the node limit does (the UCI host's ``sto
 from typing import Callable, NamedTuple
 
 from ..tables.contracts import GeneratorConfig
-from .cxxrtl import CxxrtlBackend, CxxrtlPerft, CxxrtlSearch
+from .cxxrtl import CxxrtlBackend, CxxrtlPerft, CxxrtlSearch, VerilatorBackend, VerilatorPerft, VerilatorSearch
 from .harness import toolchain
 from .harness.backend import Backend, ModelBackend, PerftSimulator, PysimBackend, PysimPerft
 from .harness.search import PysimSearch
@@ -34,6 +34,18 @@ __all__ = ["Backend", "ModelBackend", "PysimBackend", "PerftSimulator", "Offer",
 def _no_compiler():
     # through the module, so that a test can take the compiler away
     return None if toolchain.cxx_compiler() else "no C++ compiler found (g++)"
+
+
+def _no_verilator():
+    """Why the Verilator backend cannot run here (one line), or None."""
+    why = _no_compiler()
+    if why:
+        return why
+    try:
+        toolchain.verilator()
+    except toolchain.ToolMissing as error:
+        return str(error)
+    return None
 
 
 class Offer(NamedTuple):
@@ -95,6 +107,8 @@ def _hardware_search(simulator):
 REGISTRY = {
     "cxxrtl": Offer(CxxrtlBackend, CxxrtlPerft, _hardware_search(CxxrtlSearch), missing=_no_compiler,
                     fallback="pysim"),
+    "verilator": Offer(VerilatorBackend, VerilatorPerft, _hardware_search(VerilatorSearch),
+                       missing=_no_verilator, fallback="cxxrtl"),
     "pysim": Offer(PysimBackend, PysimPerft, _hardware_search(PysimSearch)),
     "model": Offer(ModelBackend, search=ModelSearch),
 }

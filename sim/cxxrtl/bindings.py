@@ -27,12 +27,12 @@ def open_model(path, clock=False):
     return lib
 
 
-def generator_library(config, log=None):
-    """The compiled model loaded with its C signatures (once per process)."""
-    key = config.canonical().layout, config.core, config.legal, config.order
+def generator_library(config, log=None, simulator="cxxrtl"):
+    """The compiled model (of ``simulator``) loaded with its C signatures (once per process)."""
+    key = config.canonical().layout, config.core, config.legal, config.order, simulator
     if key in _LIBRARIES:
         return _LIBRARIES[key]
-    lib = open_model(build_model(config, log=log), clock=True)
+    lib = open_model(build_model(config, log=log, simulator=simulator), clock=True)
     lib.hwmg_generate.restype = ctypes.c_long
     lib.hwmg_generate.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
                                   ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
@@ -48,8 +48,10 @@ def generator_library(config, log=None):
 
 class CompiledModel:
     """A compiled model loaded on first use: subclasses give :meth:`library` (the loaded
-    library with its signatures) and ``seed``; :meth:`prepare` creates the simulator."""
+    library with its signatures) and ``seed``; :meth:`prepare` creates the simulator. ``simulator``
+    builds the model (:data:`~.build.SIMULATORS`); ``name`` is the backend's."""
     name = "cxxrtl"
+    simulator = "cxxrtl"
     seed = 0
     _lib = _handle = _draws = None
 

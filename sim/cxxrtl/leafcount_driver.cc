@@ -1,20 +1,20 @@
-// C++ driver for the CXXRTL model of hwmovegen's LeafCounterTop (a LeafCounter on a board RAM).
+// C++ driver for the compiled model (CXXRTL or Verilator, see driver.h) of hwmovegen's LeafCounterTop
+// (a LeafCounter on a board RAM).
 //
 // For each position of a batch: load it, then give its moves one a cycle, as a perft
 // engine's frontier does, and collect the counts as they leave the pipeline (they come in
 // the order the moves went in). Python calls in once per batch. Built with the design's
-// top.cc and formats.h; see hwmovegen/sim/cxxrtl/.
+// model, formats.h and ports.h; see hwmovegen/sim/cxxrtl/.
 
 #include <cstdint>
-#include "top.h"
-#include "formats.h"
-#include "cxxrtl_common.h"
+#include "driver.h"
 
-using namespace cxxrtl_design;
+using hwmg::get;
+using hwmg::set;
 
 namespace {
 
-struct Counter : hwmg::Clocked<p_top> {
+struct Counter : hwmg::Clocked<> {
     uint32_t *out = nullptr;
     long taken = 0;
 
@@ -24,8 +24,8 @@ struct Counter : hwmg::Clocked<p_top> {
     Counter() { hierarchical = true; }
 
     bool step() {
-        bool busy = top.p_busy.get<bool>();
-        if (top.p_out__valid.get<bool>()) out[taken++] = top.p_count.get<uint32_t>();
+        bool busy = get<bool>(PORT(busy));
+        if (get<bool>(PORT(out_valid))) out[taken++] = get<uint32_t>(PORT(count));
         tick();
         return busy;
     }
@@ -67,13 +67,13 @@ long hwmg_count(void *handle, int positions, const uint8_t *images, const int *m
         c->load_idle();
         for (int k = 0; k < move_counts[i]; k++, next++) {
             uint32_t word = moves[next];
-            c->top.p_valid.set<bool>(true);
-            c->top.p_null.set<bool>((word & NULL_MOVE) != 0);
-            c->top.p_move.set<uint32_t>(word & ~NULL_MOVE);
+            set(c->PORT(valid), true);
+            set(c->PORT(null), (word & NULL_MOVE) != 0);
+            set(c->PORT(move), word & ~NULL_MOVE);
             c->step();
         }
-        c->top.p_valid.set<bool>(false);
-        c->top.p_null.set<bool>(false);
+        set(c->PORT(valid), false);
+        set(c->PORT(null), false);
     }
     while (c->step()) {}
     return c->settled ? c->taken : -1;

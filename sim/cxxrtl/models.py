@@ -1,6 +1,8 @@
 """The Python wrappers of the compiled models: a generator as a backend
 (:class:`CxxrtlBackend`), a perft array (:class:`CxxrtlPerft`), the leaf counter
-(:class:`CxxrtlLeafCounter`)."""
+(:class:`CxxrtlLeafCounter`), the search engine (:class:`CxxrtlSearch`); the ``Verilator*``
+classes are the same wrappers over the Verilator models of the same designs and drivers (the leaf
+counter's alone is not built with Verilator)."""
 
 import ctypes
 import time
@@ -16,7 +18,8 @@ from ...tables.search import MAX_SEARCH_PLIES
 from ..harness.search import request_word, result_from_words
 from .build import build_hostlink_model, build_leafcount_model, build_perft_model, build_search_model
 
-__all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter", "CxxrtlSearch", "CxxrtlHostLink"]
+__all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter", "CxxrtlSearch", "CxxrtlHostLink",
+           "VerilatorBackend", "VerilatorPerft", "VerilatorSearch"]
 
 MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
 MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
@@ -46,9 +49,10 @@ class CxxrtlBackend(CompiledModel, Backend):
         self.seed = seed
         self.log = log
         self.core_seconds = 0.0     # wall time spent inside the C++ driver
+        self.core_cpu_seconds = 0.0     # this process's processor time in it (other load aside)
 
     def library(self):
-        return generator_library(self.config, self.log)
+        return generator_library(self.config, self.log, self.simulator)
 
     def created(self):
         self._stat_words = self._lib.hwmg_stat_words()
@@ -79,11 +83,12 @@ class CxxrtlBackend(CompiledModel, Backend):
         stats = (ctypes.c_uint32 * (self._stat_words * count))()
         failed = ctypes.c_int(-1)
         span = ctypes.c_uint64(0)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         total = self._lib.hwmg_generate(self._handle, count, blob, moves, capacity, stats,
                                         self.ready_threshold, MAX_CYCLES, int(self.overlap), ctypes.byref(failed),
                                         ctypes.byref(span))
         self.core_seconds += time.perf_counter() - start
+        self.core_cpu_seconds += time.process_time() - cpu
         self.last_span = span.value if self.overlap else 0
         if total < 0:
             what = {-1: "too many moves", -2: f"no done within {MAX_CYCLES} cycles",
@@ -140,7 +145,7 @@ class CxxrtlPerft(CompiledModel, PerftSimulator):
     SLICE = 2_000_000           # cycles per call into C++, between progress updates
 
     def library(self):
-        lib = open_model(build_perft_model(self.config, log=self.log))
+        lib = open_model(build_perft_model(self.config, log=self.log, simulator=self.simulator))
         lib.hwmg_perft_start.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
         lib.hwmg_perft_run.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p]
         self._words = lib.hwmg_counter_words()
@@ -170,7 +175,7 @@ class CxxrtlLeafCounter(CompiledModel):
         self.log = log
 
     def library(self):
-        lib = open_model(build_leafcount_model(log=self.log), clock=True)
+        lib = open_model(build_leafcount_model(log=self.log, simulator=self.simulator), clock=True)
         lib.hwmg_count.restype = ctypes.c_long
         lib.hwmg_count.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p,
                                    ctypes.c_void_p, ctypes.c_void_p]
@@ -207,7 +212,7 @@ class CxxrtlSearch(CompiledModel):
         self.log = log
 
     def library(self):
-        lib = open_model(build_search_model(self.config, log=self.log), clock=True)
+        lib = open_model(build_search_model(self.config, log=self.log, simulator=self.simulator), clock=True)
         lib.hwmg_search.restype = ctypes.c_int
         lib.hwmg_search.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
                                     ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p,
@@ -303,3 +308,19 @@ class CxxrtlHostLink(CompiledModel):
         """Press the board's reset for a cycle."""
         self.prepare()
         self._lib.hwmg_board_reset(self._handle)
+
+
+class VerilatorBackend(CxxrtlBackend):
+    """The generator compiled by Verilator (flattened, one eval a clock edge), driven as
+    :class:`CxxrtlBackend`'s model is: the same streams, counters and cycles."""
+    name = simulator = "verilator"
+
+
+class VerilatorPerft(CxxrtlPerft):
+    """The perft array compiled by Verilator."""
+    name = simulator = "verilator"
+
+
+class VerilatorSearch(CxxrtlSearch):
+    """The search engine compiled by Verilator."""
+    name = simulator = "verilator"

@@ -10,16 +10,17 @@ from ...rtl.bitboards import SHARED
 __all__ = ["design_rtlil", "share_identical"]
 
 
-def design_rtlil(design, copies=()):
+def design_rtlil(design, copies=(), share=True):
     """The design's RTLIL, named ``top``, with its shareable submodules shared (see
-    :func:`share_identical`); ``copies``: names of top-level submodules that are identical
-    instances of one elaboratable (a perft array's engines), which must all be shared."""
+    :func:`share_identical`; not with ``share`` false: Verilator flattens the design anyway);
+    ``copies``: names of top-level submodules that are identical instances of one elaboratable (a
+    perft array's engines), which must all be shared."""
     text = rtlil.convert(design, name="top")
     # Source locations would tie the cache key to where the package is installed; the
     # generator's name would sit between modules.
     text = "\n".join(line for line in text.splitlines()
                      if not line.lstrip().startswith(("attribute \\src", "attribute \\generator")))
-    return share_identical(text, copies)
+    return share_identical(text, copies) if share else text
 
 
 _PORT = re.compile(r"port\$(\d+)\$")      # Amaranth's names for ports it adds: numbered design-wide

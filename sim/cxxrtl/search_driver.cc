@@ -1,40 +1,25 @@
-// C++ driver for the CXXRTL model of hwmovegen's SearchEngine.
+// C++ driver for the compiled model (CXXRTL or Verilator, see driver.h) of hwmovegen's SearchEngine.
 //
 // The host loads the root, writes the history keys and the request, starts the search and
 // reads the result, the counters and the principal variation; the search itself runs in the
-// simulated hardware. One call per search. Built with the design's top.cc and formats.h; see
-// hwmovegen/sim/cxxrtl/build.py.
+// simulated hardware. One call per search. Built with the design's model, formats.h and ports.h;
+// see hwmovegen/sim/cxxrtl/build.py.
 
 #include <cstdint>
-#include "top.h"
-#include "formats.h"
-#include "cxxrtl_common.h"
+#include "driver.h"
 
-using namespace cxxrtl_design;
-using hwmg::bits_of;
+using hwmg::get;
+using hwmg::set;
 
 namespace {
 
-using request_t = typename std::decay<decltype(bits_of(std::declval<p_top &>().p_request))>::type;
-using result_t = typename std::decay<decltype(bits_of(std::declval<p_top &>().p_result))>::type;
-using counters_t = typename std::decay<decltype(bits_of(std::declval<p_top &>().p_counters))>::type;
-static_assert(sizeof(chunk_t) == 4, "ports are copied in 32-bit chunks");
-
-// An input port is a value<> (or a wire<> if the design registers it first): its chunks set.
-template<size_t Bits> void set_chunks(cxxrtl::value<Bits> &v, const uint32_t *words) {
-    for (size_t w = 0; w < cxxrtl::value<Bits>::chunks; w++) v.data[w] = words[w];
-}
-template<size_t Bits> void set_chunks(cxxrtl::wire<Bits> &v, const uint32_t *words) {
-    for (size_t w = 0; w < cxxrtl::value<Bits>::chunks; w++) v.next.data[w] = words[w];
-}
-template<class T> void get_chunks(const T &port, uint32_t *words) {
-    const auto &value = bits_of(port);
-    for (size_t w = 0; w < std::decay<decltype(value)>::type::chunks; w++) words[w] = value.data[w];
-}
+using request_t = PORT_TYPE(request);
+using result_t = PORT_TYPE(result);
+using counters_t = PORT_TYPE(counters);
 
 // Each cycle is stepped to its settled outputs (`hierarchical`: the design keeps shared ray
 // logic as modules of its own): the outputs read after a tick are the new cycle's.
-struct Search : hwmg::Clocked<p_top> {
+struct Search : hwmg::Clocked<> {
     Search() { hierarchical = true; }
 };
 
@@ -52,9 +37,9 @@ void hwmg_destroy(void *handle) { delete static_cast<Search *>(handle); }
 
 uint64_t hwmg_clock_cycles(void *handle) { return static_cast<Search *>(handle)->clock_cycles; }
 
-int hwmg_request_words() { return request_t::chunks; }
-int hwmg_result_words() { return result_t::chunks; }
-int hwmg_counter_words() { return counters_t::chunks; }
+int hwmg_request_words() { return hwmg::Words<request_t>::count; }
+int hwmg_result_words() { return hwmg::Words<result_t>::count; }
+int hwmg_counter_words() { return hwmg::Words<counters_t>::count; }
 
 // One search: load the root image, write the `history` keys, start with the request's words,
 // clock until done (at most `max_cycles`), then copy the result and counter words and read the
@@ -66,30 +51,30 @@ int hwmg_search(void *handle, const uint8_t *image, const uint32_t *request, con
     Search *s = static_cast<Search *>(handle);
     auto &top = s->top;
     s->load(image);
-    if (top.p_busy.get<bool>()) return -1;
+    if (get<bool>(PORT(busy))) return -1;
     for (int i = 0; i < history_count; i++) {
-        top.p_history____en.set<bool>(true);
-        top.p_history____index.set<uint32_t>(i);
-        top.p_history____key.set<uint64_t>(history[i]);
+        set(PORT(history__en), true);
+        set(PORT(history__index), uint32_t(i));
+        set(PORT(history__key), uint64_t(history[i]));
         s->tick();
     }
-    top.p_history____en.set<bool>(false);
-    set_chunks(top.p_request, request);
-    top.p_start.set<bool>(true);
+    set(PORT(history__en), false);
+    hwmg::set_words(PORT(request), request);
+    set(PORT(start), true);
     s->tick();
-    top.p_start.set<bool>(false);
+    set(PORT(start), false);
     uint64_t cycles = 0;
-    while (!top.p_done.get<bool>()) {
+    while (!get<bool>(PORT(done))) {
         if (cycles++ == max_cycles) return -2;
         s->tick();
     }
-    get_chunks(top.p_result, result);
-    get_chunks(top.p_counters, counters);
+    hwmg::get_words(PORT(result), result);
+    hwmg::get_words(PORT(counters), counters);
     s->tick();      // the engine is idle again; the PV table holds the line
     for (int i = 0; i < pv_capacity; i++) {
-        top.p_pv__index.set<uint32_t>(i);
-        top.step();
-        pv[i] = bits_of(top.p_pv__move).get<uint32_t>();
+        set(PORT(pv_index), uint32_t(i));
+        s->settle();
+        pv[i] = get<uint32_t>(PORT(pv_move));
     }
     return 0;
 }

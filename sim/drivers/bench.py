@@ -17,7 +17,8 @@ from .hwperft import projected_nodes_per_second
 
 __all__ = ["python_chess_perft", "position_rows", "perft_rows", "stream_rate", "stage_overhead",
            "hardware_perft_rows", "search_rows", "RATE_POSITIONS", "PERFT_BENCH", "SEARCH_BENCH", "SEARCH_BENCH_DEPTH",
-           "SEARCH_PEERS"]
+           "SEARCH_PEERS", "SIM_BENCH", "SIM_BENCH_SECONDS", "SIM_BENCH_PERFT_DEPTH", "SIM_BENCH_SEARCH_DEPTH",
+           "simulator_rows"]
 
 RATE_POSITIONS = 1000       # random positions (seed 1) behind the moves/cycle a core is credited with
 
@@ -215,4 +216,72 @@ def search_rows(engine, depth, fmax=None, quiescence=None, progress=None):
         rows.append(row)
         if progress:
             progress()
+    return rows
+
+
+# ``bench sim``: each design's compiled models, their compile time and simulated cycles a second
+SIM_BENCH = (
+    ("walker", "generator", GeneratorConfig(core="walker")),
+    ("fast", "generator", GeneratorConfig(core="fast")),
+    ("fast+legal", "generator", GeneratorConfig(core="fast", legal=True)),
+    ("fast+legal+mvv-lva", "generator", GeneratorConfig(core="fast", legal=True, order="mvv-lva")),
+    ("perft engine", "perft", GeneratorConfig(core="fast", perft_engines=1)),
+    ("3-engine perft array", "perft", GeneratorConfig(core="fast", perft_engines=3)),
+    ("search engine", "search", GeneratorConfig(core="fast")),
+)
+SIM_BENCH_SECONDS = 1.0     # at least this much simulation a generator's measure (its batch repeats until then)
+SIM_BENCH_PERFT_DEPTH = 4   # perft(4) of the start position: 197,281 nodes
+SIM_BENCH_SEARCH_DEPTH = 2
+
+
+def _simulate(kind, config, simulator, log=None):
+    """(cycles, processor seconds) of a few seconds of ``kind``'s work on the design ``config``
+    names, simulated by ``simulator``: generator batches of random positions (every cycle
+    simulated, loading included, over the time spent in C++), perft(4) of the start position (start
+    to done), the search positions to depth 2 (start to done each). The time is this process's
+    processor time, which other load on the machine leaves alone (on an idle machine, the wall time)."""
+    from ..backends import get_search_backend, offer
+    from .hwperft import HardwarePerft
+    if kind == "generator":
+        backend = offer(simulator).generator(config, log=log)
+        boards = random_boards(200, seed=1)
+        backend.run(boards[:1])
+        cycles, seconds = backend.clock_cycles, backend.core_cpu_seconds
+        while backend.core_cpu_seconds - seconds < SIM_BENCH_SECONDS:
+            backend.run(boards)
+        return backend.clock_cycles - cycles, backend.core_cpu_seconds - seconds
+    if kind == "perft":
+        array = HardwarePerft(simulator, config, log=log)
+        array.prepare()
+        start = time.process_time()
+        run = array.perft(chess.Board(), SIM_BENCH_PERFT_DEPTH)
+        return run.cycles, time.process_time() - start
+    engine = get_search_backend(simulator, core=config.core, log=log)
+    engine.prepare()
+    cycles = seconds = 0
+    for _, fen in SEARCH_BENCH:
+        board = chess.Board(fen)
+        request = SearchRequest(Position.from_board(board), SIM_BENCH_SEARCH_DEPTH, halfmove=board.halfmove_clock)
+        start = time.process_time()
+        cycles += engine.run(request).cycles
+        seconds += time.process_time() - start
+    return cycles, seconds
+
+
+def simulator_rows(simulators, designs=SIM_BENCH, log=None, progress=None):
+    """Per design of ``designs`` and simulator of ``simulators``: the seconds its model's last
+    compile took on this machine (compiled now if not cached) and the cycles it simulates a second."""
+    from ..cxxrtl.build import build_model, build_perft_model, build_search_model, compile_seconds
+    builders = {"generator": build_model, "perft": build_perft_model, "search": build_search_model}
+    rows = []
+    for name, kind, config in designs:
+        row = {"design": name}
+        for simulator in simulators:
+            library = builders[kind](config, log=log, simulator=simulator)
+            cycles, seconds = _simulate(kind, config, simulator, log)
+            row[simulator] = {"compile_seconds": compile_seconds(library), "cycles": cycles,
+                              "seconds": round(seconds, 3), "cycles_per_second": round(cycles / seconds)}
+            if progress:
+                progress()
+        rows.append(row)
     return rows

@@ -166,7 +166,7 @@ IMPOSSIBLE = [
     (["search", "--fen", "k7/8/8/8/8/8/8/K6r b - - 0 1", "--depth", "1"], "in check"),
     (["perft", "--in-hardware", "--depth", "1000000000"], "1 to 8 plies"),
     (["perft", "--in-hardware", "--depth", "2", "--fen", "8/8/8/8/8/8/8/K7 w - - 0 1"], "no king"),
-    (["perft", "--in-hardware", "--depth", "2", "--backend", "model"], "cxxrtl or pysim"),
+    (["perft", "--in-hardware", "--depth", "2", "--backend", "model"], "cxxrtl or verilator or pysim"),
     (["perft", "--in-hardware", "--depth", "2", "--engines", "0"], "at least 1"),
     (["perft", "--in-hardware", "--depth", "2", "--engines", "100000"], f"at most {MAX_ENGINES}"),
     (["perft", "--depth", "2", "--engines", "2"], "--in-hardware"),
@@ -254,7 +254,7 @@ IMPOSSIBLE = [
     (["perft", "--depth", "2", "--fen", IMPOSSIBLE[0][0], "--cluster", NO_SCHEDULER], "more than 8 pawns"),
     (["perft", "--in-hardware", "--depth", "6", "--cluster", NO_SCHEDULER], "--force"),
     (["perft", "--in-hardware", "--depth", "9", "--cluster", NO_SCHEDULER, "--force"], "1 to 8 plies"),
-    (["perft", "--in-hardware", "--depth", "2", "--backend", "model", "--cluster", NO_SCHEDULER], "cxxrtl or pysim"),
+    (["perft", "--in-hardware", "--depth", "2", "--backend", "model", "--cluster", NO_SCHEDULER], "cxxrtl or verilator or pysim"),
     (["perft", "--in-hardware", "--depth", "2", "--engines", str(LARGEST_ARRAY + 1), "--cluster", NO_SCHEDULER],
      "no target holds"),
     # a cluster that anyone on the network could use, or TLS without its certificates

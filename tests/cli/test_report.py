@@ -302,7 +302,7 @@ def test_a_stream_that_differs_from_the_model_is_marked_and_fails(capsys, tmp_pa
 @pytest.mark.parametrize("argv, message", [
     (["--fen", "rnbqkbnr/pppppppp/8/8 w"], "bad FEN"),
     (["--fen", "8/8/8/8/8/8/8/K7 w - - 0 1"], "no king"),
-    (["--backend", "pysim", "--ready", "0.5"], "needs the cxxrtl backend"),
+    (["--backend", "pysim", "--ready", "0.5"], "needs the cxxrtl or verilator backend"),
     (["--backend", "model"], "invalid choice"),
     (["--random", "0"], "at least 1"),
     (["--ready", "0"], "probability"),

