@@ -37,7 +37,8 @@ def _both(config, **options):
 
 
 @pytest.mark.parametrize("config", [GeneratorConfig(core="walker"), GeneratorConfig(core="fast"),
-                                    GeneratorConfig(core="fast", legal=True, order="mvv-lva")],
+                                    pytest.param(GeneratorConfig(core="fast", legal=True, order="mvv-lva"),
+                                                 marks=pytest.mark.long)],
                          ids=["walker", "fast", "fast-legal-mvv-lva"])
 def test_generators_equal_cycle_for_cycle(config, boards):
     cxxrtl, verilator = _both(config)
@@ -62,6 +63,7 @@ def test_fast_core_one_at_a_time_equal(boards):
     assert verilator.clock_cycles == cxxrtl.clock_cycles
 
 
+@pytest.mark.long
 def test_three_engine_perft_array_equals_cxxrtl_and_the_model(perft_array, suite):
     cxxrtl = perft_array(3)
     verilator = HardwarePerft("verilator", GeneratorConfig(perft_engines=3))
@@ -72,6 +74,7 @@ def test_three_engine_perft_array_equals_cxxrtl_and_the_model(perft_array, suite
     assert verilator._sim.name == "verilator"
 
 
+@pytest.mark.long
 def test_search_engine_equals_cxxrtl_and_the_model(suite):
     engines = [HardwareSearch(simulator, GeneratorConfig(core="fast")) for simulator in (CxxrtlSearch, VerilatorSearch)]
     requests = [SearchRequest(Position.from_board(record.board), depth)
@@ -86,6 +89,7 @@ def test_search_engine_equals_cxxrtl_and_the_model(suite):
         assert verilated.as_dict() == {**model.as_dict(), "cycles": verilated.cycles} and verilated.pv == model.pv
 
 
+@pytest.mark.long
 def test_perft_through_the_verilator_generator():
     backend = VerilatorBackend(GeneratorConfig(core="fast", legal=True, order="mvv-lva"))
     nodes, _ = perft(chess.Board(), 3, backend.generate)
