@@ -143,9 +143,10 @@ def _uci(*lines, options=("--sim", "--core", "fast"), timeout=300):
 @pytest.mark.long
 def test_uci_sim_answers_with_the_models_move(search_board):
     search_board()      # the compiled board, built once for the run (the engine's process finds it)
-    out = _uci("uci", "isready", f"position fen {TACTICAL}", "go depth 1",
-               "position startpos moves e2e4", "go depth 2")
+    # one search a process: input comes all at once, and a go while one searches is refused as UCI asks
+    out = _uci("uci", "isready", f"position fen {TACTICAL}", "go depth 1")
     assert "id name hwmovegen (sim)" in out and "readyok" in out
+    out += _uci("position startpos moves e2e4", "go depth 2")
     expected = [search(Game.start(TACTICAL).request(1)).best.uci()]
     game = Game.start()
     game = game.play(game.find("e2e4"))
