@@ -172,7 +172,7 @@ def test_cxxrtl_backend_plays_analyses_and_stops(hardware, search_engine):
         stopped = time.monotonic()
         lines.extend(analysis)
         best = analysis.wait()
-    assert time.monotonic() - stopped < 1.0
+    assert time.monotonic() - stopped < 2.0
     texts = [line["string"] for line in lines if "string" in line]
     assert len(texts) == 4 and not any(_cycles(text)[2] for text in texts[:3])
     cycles, aborted_nodes, aborted = _cycles(texts[3])
