@@ -12,11 +12,14 @@ to ``pysim`` without a C++ compiler). Every backend's ``name`` is the one that a
 The search column holds a search engine class, built as ``engine(config, log=log)``, with ``name``,
 ``hardware``, ``prepare()`` and ``run(request, stop=None) -> SearchResult``
 (:mod:`hwmovegen.sim.model.search`): the golden model's (:class:`ModelSearch`) and the hardware's
-(:class:`HardwareSearch` over the pysim or CXXRTL engine). ``stop``, when given, is read before each
-make (``stop.is_set()``) and aborts as the node limit does (the UCI host's ``stop`` and clock).
+(:class:`HardwareSearch` over the pysim, CXXRTL or Verilator engine). ``stop``, when given, aborts a
+running search as the node limit does (the UCI host's ``stop`` and clock): the model reads it before
+each make, the simulated engines take it on their ``abort`` input.
 :func:`register_search` gives a name another engine.
 """
 
+import ctypes
+import threading
 from typing import Callable, NamedTuple
 
 from ..tables.contracts import GeneratorConfig
@@ -77,11 +80,16 @@ class ModelSearch:
 
 class HardwareSearch:
     """The search engine of ``config`` (layout, core) simulated by ``simulator`` (a class: its
-    ``search(request)`` answers as the model's :func:`~hwmovegen.sim.model.search.search` does,
-    with ``cycles``). ``stop`` is looked at before the search starts: a running simulated search
-    is not interrupted (a search of the simulated engine takes its cycles; the host keeps its
-    depth small)."""
+    ``search(request, stop_flag)`` answers as the model's :func:`~hwmovegen.sim.model.search.search`
+    does, with ``cycles``).
+
+    ``stop`` (``is_set()``: the UCI host's ``stop`` or its clock) reaches the running simulation: a
+    watcher thread looks at it every ``POLL`` seconds and, once it is set, sets the flag that the
+    simulator reads every cycle and turns into the engine's ``abort``. The engine then stops before
+    its next make and answers with the best root move it completed: the answer of the model's search
+    with a node limit of the ``nodes`` the engine had counted (set before the start, 1)."""
     hardware = True
+    POLL = 0.002        # seconds: a stop reaches the simulated engine this late at most (and a cycle)
 
     def __init__(self, simulator, config=GeneratorConfig(core="fast"), log=None):
         self._sim = simulator(config, log=log)
@@ -91,9 +99,24 @@ class HardwareSearch:
         self._sim.prepare()
 
     def run(self, request, stop=None):
-        if stop is not None and stop.is_set():
-            return search(request, stop)        # stopped before the first make: the model's answer is the same
-        return self._sim.search(request)
+        if stop is None:
+            return self._sim.search(request)
+        flag = ctypes.c_int(int(stop.is_set()))
+        finished = threading.Event()
+
+        def watch():
+            while not finished.wait(self.POLL):
+                if stop.is_set():
+                    flag.value = 1
+                    return
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        try:
+            return self._sim.search(request, stop_flag=flag)
+        finally:
+            finished.set()
+            watcher.join()
 
 
 def _hardware_search(simulator):

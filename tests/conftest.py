@@ -67,3 +67,16 @@ def search_board():
         board.prepare()
         return HostClient(board, timeout=5.0)
     return make
+
+
+@pytest.fixture(scope="session")
+def search_engine():
+    """The search engine (fast core) compiled with CXXRTL and prepared once for the whole run: the
+    model ``hwmovegen uci --backend cxxrtl --core fast`` loads from the same cache, so its tests
+    add no compile."""
+    from hwmovegen.sim.backends import HardwareSearch
+    from hwmovegen.sim.cxxrtl import CxxrtlSearch
+    from hwmovegen.tables.contracts import GeneratorConfig
+    engine = HardwareSearch(CxxrtlSearch, GeneratorConfig(core="fast"))
+    engine.prepare()
+    return engine

@@ -203,18 +203,22 @@ def _index_path(name, flags):
 
 
 _PORT_LINE = re.compile(r"^  wire (?:width \d+ )?(?:input|output|inout) \d+ +\\(\S+)$", re.M)
+# Port names Verilator escapes as `__SYM__<name>` (its list of C++ keywords and C library names,
+# V3LanguageWords, meets these in our tops: the search engine's `abort`)
+_VERILATOR_ESCAPED = frozenset({"abort"})
 
 
 def _ports_header(rtlil_text, simulator):
     """ports.h: ``PORT_<name>`` for each port of the module ``top``, the member the simulator's
     class gives it: CXXRTL doubles each underscore after ``p_``, Verilator writes an underscore
-    that follows another as ``__05F``."""
+    that follows another as ``__05F`` and prefixes a word of its language list with ``__SYM__``."""
     start = rtlil_text.index("module \\top\n")
     body = rtlil_text[start:rtlil_text.index("\nend\n", start)]
     lines = ["// generated from the design's ports (hwmovegen/sim/cxxrtl/build.py)", "#pragma once"]
     for port in _PORT_LINE.findall(body):
         if simulator == "verilator":
             member = "".join("__05F" if c == "_" and i and port[i - 1] == "_" else c for i, c in enumerate(port))
+            member = "__SYM__" + member if port in _VERILATOR_ESCAPED else member
         else:
             member = "p_" + port.replace("_", "__")
         lines.append(f"#define PORT_{port} {member}")

@@ -216,12 +216,19 @@ class CxxrtlSearch(CompiledModel):
         lib.hwmg_search.restype = ctypes.c_int
         lib.hwmg_search.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
                                     ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p,
-                                    ctypes.c_void_p, ctypes.c_int]
+                                    ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_uint64]
         self._words = lib.hwmg_request_words(), lib.hwmg_result_words(), lib.hwmg_counter_words()
         return lib
 
-    def search(self, request):
-        """The engine's answer to a model :class:`~hwmovegen.sim.model.search.SearchRequest`."""
+    NEVER = (1 << 64) - 1       # abort_after: no abort at a given cycle
+
+    def search(self, request, stop_flag=None, abort_after=None):
+        """The engine's answer to a model :class:`~hwmovegen.sim.model.search.SearchRequest`.
+        ``stop_flag``: a ``ctypes.c_int`` another thread may set while this call runs (ctypes
+        lets go of the GIL): the driver reads it every cycle and, once it is non-zero, raises the
+        engine's ``abort``; ``abort_after``: raise it that many cycles after ``start`` (as
+        :meth:`~hwmovegen.sim.harness.search.PysimSearch.search`). Aborted, the engine answers as at
+        a node limit of the nodes it had counted."""
         self.prepare()
         request_words, result_words, counter_words = self._words
         word = request_word(request)
@@ -232,7 +239,8 @@ class CxxrtlSearch(CompiledModel):
         pv = (ctypes.c_uint32 * MAX_SEARCH_PLIES)()
         status = self._lib.hwmg_search(self._handle, position_bytes(request.position), request_in, history,
                                        len(request.history), self.MAX_CYCLES, result, counters, pv,
-                                       MAX_SEARCH_PLIES)
+                                       MAX_SEARCH_PLIES, None if stop_flag is None else ctypes.byref(stop_flag),
+                                       self.NEVER if abort_after is None else abort_after)
         if status:
             raise RuntimeError({-1: "the search engine is busy: it did not take the start",
                                 -2: "the search did not finish"}.get(status, str(status)))

@@ -44,10 +44,14 @@ int hwmg_counter_words() { return hwmg::Words<counters_t>::count; }
 // One search: load the root image, write the `history` keys, start with the request's words,
 // clock until done (at most `max_cycles`), then copy the result and counter words and read the
 // principal variation's first `pv_length` moves (from the result, which the caller unpacks:
-// here the first `pv_capacity`). Returns 0, -1 if the engine was busy, -2 if not done in time.
+// here the first `pv_capacity`). The engine's `abort` is raised `abort_after` cycles after start
+// (~0: never), or from the first cycle `*stop` is seen non-zero (null: no flag; the host sets it
+// from another thread while this call runs, so it is read every cycle, a load from memory); the
+// engine then unwinds and is done as at its node limit, and its answer is returned as any other.
+// Returns 0, -1 if the engine was busy, -2 if not done in time.
 int hwmg_search(void *handle, const uint8_t *image, const uint32_t *request, const uint64_t *history,
                 int history_count, uint64_t max_cycles, uint32_t *result, uint32_t *counters,
-                uint32_t *pv, int pv_capacity) {
+                uint32_t *pv, int pv_capacity, const volatile int *stop, uint64_t abort_after) {
     Search *s = static_cast<Search *>(handle);
     auto &top = s->top;
     s->load(image);
@@ -64,10 +68,19 @@ int hwmg_search(void *handle, const uint8_t *image, const uint32_t *request, con
     s->tick();
     set(PORT(start), false);
     uint64_t cycles = 0;
+    bool aborting = false;
     while (!get<bool>(PORT(done))) {
-        if (cycles++ == max_cycles) return -2;
+        if (!aborting && (cycles == abort_after || (stop && *stop))) {
+            set(PORT(abort), true);     // the engine latches it: held until done, it changes nothing
+            aborting = true;
+        }
+        if (cycles++ == max_cycles) {
+            set(PORT(abort), false);
+            return -2;
+        }
         s->tick();
     }
+    set(PORT(abort), false);
     hwmg::get_words(PORT(result), result);
     hwmg::get_words(PORT(counters), counters);
     s->tick();      // the engine is idle again; the PV table holds the line

@@ -288,6 +288,9 @@ class _Worker(threading.Thread):
                 self._info(depth, result, nodes)
             elif result.best is not None and not best.pv:
                 best = result
+            if result.cycles is not None:       # the simulated hardware's own count, aborted or not
+                self.engine.say(f"cycles {result.cycles} nodes {result.nodes}"
+                                + (" aborted" if result.aborted else ""))
             if result.aborted or self.stop_signal.is_set():
                 break
             if (is_mate(result.score) and MATE - abs(result.score) <= depth and not self.waiting
@@ -342,8 +345,6 @@ class _Worker(threading.Thread):
         pv = " ".join(move.uci() for move in result.pv)
         self.engine.send(f"info depth {depth} seldepth {seldepth} score {format_score(result.score)}{bound} "
                          f"nodes {nodes} nps {nps} time {milliseconds} pv {pv}")
-        if result.cycles is not None:
-            self.engine.say(f"cycles {result.cycles} nodes {result.nodes}")
 
     def _bestmove_line(self, best):
         """``bestmove`` (with ``ponder`` when the PV has a legal second move), the move checked

@@ -89,10 +89,12 @@ class PysimSearch:
     def prepare(self):
         """Nothing to build: the design is elaborated with the simulator."""
 
-    def search(self, request, abort_after=None, watch=None):
-        """The engine's answer to ``request``; ``abort_after``: raise ``abort`` for a cycle that many
-        cycles after ``start``; ``watch``: called with the simulator's context in every cycle of the
-        search (a test's monitor of the engine's inner signals)."""
+    def search(self, request, stop_flag=None, abort_after=None, watch=None):
+        """The engine's answer to ``request``; ``stop_flag``: a ``ctypes.c_int`` another thread may
+        set meanwhile, read every cycle: once non-zero, ``abort`` is raised (as the compiled
+        driver does); ``abort_after``: raise ``abort`` for a cycle that many cycles after ``start``;
+        ``watch``: called with the simulator's context in every cycle of the search (a test's
+        monitor of the engine's inner signals)."""
         from amaranth.sim import Simulator
         from . import pysim as tb
         dut, words = self.dut, {}
@@ -112,7 +114,7 @@ class PysimSearch:
             ctx.set(dut.start, 0)
             cycle = 0
             while not ctx.get(dut.done):
-                ctx.set(dut.abort, cycle == abort_after)
+                ctx.set(dut.abort, cycle == abort_after or stop_flag is not None and stop_flag.value != 0)
                 if watch:
                     watch(ctx)
                 await ctx.tick()

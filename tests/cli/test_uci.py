@@ -127,6 +127,67 @@ def test_analyse_and_stop_during_infinite(engine):
     assert best.move in chess.Board().legal_moves
 
 
+@pytest.fixture(scope="module")
+def hardware(search_engine):
+    """``hwmovegen uci`` on the compiled search engine: the model the session's ``search_engine``
+    built, loaded from the same cache."""
+    process = chess.engine.SimpleEngine.popen_uci(UCI + ["--backend", "cxxrtl", "--core", "fast"], timeout=30)
+    yield process
+    process.quit()
+
+
+def _cycles(text):
+    """(cycles, nodes, aborted) of the hardware's ``info string cycles C nodes N [aborted]``."""
+    words = text.split()
+    assert words[0] == "cycles" and words[2] == "nodes" and words[4:] in ([], ["aborted"]), text
+    return int(words[1]), int(words[3]), words[4:] == ["aborted"]
+
+
+def test_cxxrtl_backend_plays_analyses_and_stops(hardware, search_engine):
+    """The compiled search engine behind ``uci --backend cxxrtl``: ``go depth 2`` and ``analyse``
+    are the model's search exactly (move, score, PV, nodes; the cycles the engine's own); ``stop``
+    during ``go infinite`` aborts the running simulated iteration where it is, and what it answers
+    is the model's search with a node limit of the nodes the hardware had counted."""
+    board = chess.Board(KIWIPETE)
+    played = hardware.play(board, chess.engine.Limit(depth=2), info=chess.engine.INFO_ALL)
+    expected, nodes = hinted_search(KIWIPETE, 2)
+    assert played.move == expected.best.to_chess() and played.info["nodes"] == nodes
+    assert played.info["score"].relative.score() == expected.score
+    assert played.info["pv"] == [move.to_chess() for move in expected.pv]
+    last = Game.start(KIWIPETE).request(2, hint=hinted_search(KIWIPETE, 1)[0].best.uci())
+    assert _cycles(played.info["string"]) == (search_engine.run(last).cycles, expected.nodes, False)
+    info = hardware.analyse(chess.Board(BACK_RANK), chess.engine.Limit(depth=2))
+    expected, nodes = hinted_search(BACK_RANK, 2)
+    assert info["pv"] == [move.to_chess() for move in expected.pv] and info["nodes"] == nodes
+    assert info["score"].relative == chess.engine.Mate(1)
+    # go infinite: stopped while the hardware searches depth 4 (depth 3's cycles came, then a while)
+    lines = []
+    with hardware.analysis(chess.Board(), game="infinite") as analysis:
+        for line in analysis:
+            lines.append(line)
+            if "string" in line and any(seen.get("depth") == 3 for seen in lines):
+                break
+        time.sleep(0.2)
+        analysis.stop()
+        stopped = time.monotonic()
+        lines.extend(analysis)
+        best = analysis.wait()
+    assert time.monotonic() - stopped < 2.0
+    texts = [line["string"] for line in lines if "string" in line]
+    assert len(texts) == 4 and not any(_cycles(text)[2] for text in texts[:3])
+    cycles, aborted_nodes, aborted = _cycles(texts[3])
+    assert aborted
+    hint = [line for line in lines if line.get("depth") == 3][0]["pv"][0].uci()
+    request = Game.start().request(4, hint=hint, node_limit=aborted_nodes)
+    model, again = search(request), search_engine.run(request)
+    assert model.aborted and again.cycles == cycles and again.nodes == model.nodes == aborted_nodes
+    completed = [line for line in lines if line.get("depth") == 4]
+    if model.pv:        # a completed root move raised alpha: the aborted iteration's line is played
+        assert completed[0]["pv"] == [move.to_chess() for move in model.pv] and best.move == model.best.to_chess()
+    else:
+        assert not completed and best.move.uci() == hint
+
+
 def test_mated_and_illegal_input(engine):
     assert engine.play(chess.Board(MATED), chess.engine.Limit(depth=2)).move == chess.Move.null()     # bestmove 0000
     session = Session()

@@ -2,10 +2,13 @@
 every counter but cycles, node for node (few positions, small depths: a compiled sweep of hundreds
 is the next step)."""
 
+import threading
+
 import chess
 import chess.polyglot
 import pytest
 
+from hwmovegen.sim.backends import HardwareSearch
 from hwmovegen.sim.harness.search import PysimSearch
 from hwmovegen.sim.model import Position
 from hwmovegen.sim.model.search import SearchRequest, search
@@ -81,13 +84,21 @@ def test_window_hint_node_limit_and_history():
     exact(SearchRequest(position, 1, halfmove=99))
 
 
-@pytest.mark.parametrize("after", [0, 150])
+@pytest.mark.parametrize("after", ["stop", 150])
 def test_abort_stops_before_the_next_make(after):
     """``abort`` right after the start stops the search before the root's first make: the model's
-    search with a node limit of 1. Later, it stops as a node limit of the nodes counted then would
-    have, if no move was made between (the engine checks before each make)."""
+    search with a node limit of 1 (here raised by the search backend's stop signal, set before the
+    run, through the stop flag the simulation reads every cycle). Later, it stops as a node limit
+    of the nodes counted then would have, if no move was made between (the engine checks before
+    each make)."""
     request = SearchRequest(Position.from_fen(MATE_IN_ONE), 1)
-    hardware = PysimSearch(GeneratorConfig(core="fast")).search(request, abort_after=after)
+    if after == "stop":
+        stop = threading.Event()
+        stop.set()
+        after = 0
+        hardware = HardwareSearch(PysimSearch, GeneratorConfig(core="fast")).run(request, stop=stop)
+    else:
+        hardware = PysimSearch(GeneratorConfig(core="fast")).search(request, abort_after=after)
     assert hardware.aborted
     model = search(SearchRequest(Position.from_fen(MATE_IN_ONE), 1, node_limit=hardware.nodes))
     assert model.aborted and hardware.best == model.best and hardware.score == model.score

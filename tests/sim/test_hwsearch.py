@@ -4,6 +4,9 @@ search is the slow side (a few hundred nodes a second): the depths are chosen so
 stays within a few minutes."""
 
 import random
+import threading
+import time
+from dataclasses import replace
 
 import chess
 import chess.polyglot
@@ -11,19 +14,16 @@ import pytest
 
 from hwmovegen.sim.drivers.bench import SEARCH_BENCH, search_rows
 from hwmovegen.sim.model.epd import bundled_suites
-from hwmovegen.sim.backends import HardwareSearch
-from hwmovegen.sim.cxxrtl import CxxrtlSearch
 from hwmovegen.sim.model import Position
 from hwmovegen.sim.model.positions import random_boards
 from hwmovegen.sim.model.search import SearchRequest, search
-from hwmovegen.tables.contracts import GeneratorConfig
+
+from ..helpers import KIWIPETE
 
 
 @pytest.fixture(scope="module")
-def engine():
-    hardware = HardwareSearch(CxxrtlSearch, GeneratorConfig(core="fast"))
-    hardware.prepare()
-    return hardware
+def engine(search_engine):
+    return search_engine
 
 
 def _differences(engine, requests):
@@ -98,3 +98,45 @@ def test_bench_search_rows_are_the_engines(engine):
         assert parts["first_move"] <= parts["generate"] < row["cycles"]
         assert parts["generate"] + parts["apply"] + parts["pv"] + parts["draw"] <= row["cycles"]
         assert row["projected_nodes_per_s"] == round(row["nodes"] * 50e6 / row["cycles"])
+
+
+def _reproduced(engine, request, aborted):
+    """An aborted search's answer is the engine's and the model's with a node limit of the nodes it
+    had counted: node for node, the engine's cycles included (the same walk, the same unwinding)."""
+    assert aborted.aborted
+    limited = replace(request, node_limit=aborted.nodes)
+    again, model = engine.run(limited), search(limited)
+    assert aborted.as_dict() == again.as_dict() and aborted.pv == again.pv
+    assert aborted.as_dict() == {**model.as_dict(), "cycles": aborted.cycles} and aborted.pv == model.pv
+
+
+def test_abort_at_a_given_cycle(engine):
+    """The engine's ``abort`` raised at a chosen cycle of the compiled search stops it before its
+    next make: the search with a node limit of the nodes counted then."""
+    request = SearchRequest(Position.from_board(chess.Board(KIWIPETE)), 2)
+    full = engine.run(request)
+    simulator = engine._sim
+    stopped = [simulator.search(request, abort_after=cycle) for cycle in (0, 500, 5_000, full.cycles // 2)]
+    assert stopped[0].nodes == 1 and not stopped[0].pv
+    assert len({result.nodes for result in stopped}) == len(stopped) and stopped[-1].pv
+    for result in stopped:
+        _reproduced(engine, request, result)
+    # raised after the last make (or never), it changes nothing
+    assert simulator.search(request, abort_after=full.cycles + 10).as_dict() == full.as_dict()
+
+
+def test_stop_from_another_thread_aborts_the_running_search(engine):
+    """``run(request, stop)``: a stop set by another thread while the compiled search runs (as the
+    UCI host's ``stop`` and clock) aborts it where it is, at whatever node; set before, at the root."""
+    request = SearchRequest(Position.from_board(chess.Board()), 5)
+    for delay in (0.02, 0.05):
+        stop = threading.Event()
+        timer = threading.Timer(delay, stop.set)
+        start = time.monotonic()
+        timer.start()
+        aborted = engine.run(request, stop=stop)
+        assert time.monotonic() - start < delay + 1.0
+        _reproduced(engine, request, aborted)
+    stop = threading.Event()
+    stop.set()
+    assert engine.run(request, stop=stop).nodes == 1

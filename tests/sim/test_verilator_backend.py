@@ -82,6 +82,10 @@ def test_search_engine_equals_cxxrtl_and_the_model(suite):
         assert verilated.as_dict() == compiled.as_dict() and verilated.pv == compiled.pv     # cycles included
         model = search(request)
         assert verilated.as_dict() == {**model.as_dict(), "cycles": verilated.cycles} and verilated.pv == model.pv
+    # the abort port (Verilator names it __SYM__abort): raised at the same cycle, the same answer
+    for cycle in (0, 700, 3_000):
+        compiled, verilated = (engine._sim.search(requests[3], abort_after=cycle) for engine in engines)
+        assert verilated.aborted and verilated.as_dict() == compiled.as_dict() and verilated.pv == compiled.pv
 
 
 @pytest.mark.long
