@@ -20,6 +20,7 @@ largest package, so its routed netlist cannot carry the core's ports (:class:`No
 import hashlib
 import inspect
 import json
+import marshal
 import subprocess
 import time
 from dataclasses import asdict, dataclass, field
@@ -112,11 +113,11 @@ def _routed_for_models(path):
     design = json.loads(path.read_text())
     for cell in design["modules"]["top"]["cells"].values():
         kind, connections, parameters = cell["type"], cell["connections"], cell["parameters"]
-        if kind in _HIGH_WHEN_UNCONNECTED:
-            for pin, direction in cell["port_directions"].items():
-                if direction == "input" and not connections.get(pin):
-                    connections[pin] = ["1"]
-        elif kind == "TRELLIS_COMB":
+        # an unconnected input is a constant: Verilator would leave it to --x-assign
+        for pin, direction in cell["port_directions"].items():
+            if direction == "input" and not connections.get(pin):
+                connections[pin] = ["1" if kind in _HIGH_WHEN_UNCONNECTED else "0"]
+        if kind == "TRELLIS_COMB":
             if parameters.get("MODE", "LOGIC").strip() not in ("LOGIC", "CCU2"):
                 raise SynthError(f"the routed netlist has a LUT cell in {parameters['MODE'].strip()} mode, which the "
                                  f"models do not simulate")
@@ -134,7 +135,7 @@ def _routed_for_models(path):
             # the pad as a one-way buffer: Yosys's model drives its inout pad, which Verilator refuses
             # for a pad on one of the top's input ports
             direction = parameters.pop("DIR").strip()
-            if direction not in ("INPUT", "OUTPUT") or connections.get("T"):
+            if direction not in ("INPUT", "OUTPUT") or connections.get("T", ["0"]) != ["0"]:
                 raise SynthError(f"the routed netlist has a {direction.lower()} I/O cell with a tristate, which "
                                  f"the models do not simulate")
             cell["type"] = f"HWMG_PAD_{direction[:-3] if direction == 'INPUT' else direction[:3]}"
@@ -215,8 +216,7 @@ def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1
                              ["--no-timing", f"-I{models[0].parent}", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT",
                               *map(str, models)])
     if tamper:      # cached by the change as well
-        key_parts.append(hashlib.sha256(repr(tamper.__code__.co_code).encode() +
-                                        repr(tamper.__code__.co_consts).encode()).hexdigest())
+        key_parts.append(hashlib.sha256(marshal.dumps(tamper.__code__)).hexdigest())
     how = ("Verilator", f"Yosys {family.synth}{', nextpnr' if stage == 'routed' else ''}, then Verilator and g++")
     return model_build._build(name, rtlil_text, sources, key_parts, how,
                               f"the {stage} netlist of {_what(config)} on the {target}", log, make)
