@@ -102,6 +102,8 @@ def _top(rtlil_text):
 
 # the ECP5's cells whose unconnected inputs nextpnr leaves high (a constant 0 is "INV" on the pin's mux)
 _HIGH_WHEN_UNCONNECTED = ("DP16KD", "DCCA")
+# pins of nextpnr's cells that the models lack (the LUT cell's paths to its slice's flip-flops' data)
+_UNUSED_PINS = {"TRELLIS_COMB": ("DI0", "DI1")}
 
 
 def _routed_for_models(path):
@@ -113,6 +115,10 @@ def _routed_for_models(path):
     design = json.loads(path.read_text())
     for cell in design["modules"]["top"]["cells"].values():
         kind, connections, parameters = cell["type"], cell["connections"], cell["parameters"]
+        for pin in _UNUSED_PINS.get(kind, ()):
+            if connections.pop(pin, None):
+                raise SynthError(f"the routed netlist's {kind} cell uses its {pin} pin, which the models lack")
+            cell["port_directions"].pop(pin, None)
         # an unconnected input is a constant: Verilator would leave it to --x-assign
         for pin, direction in cell["port_directions"].items():
             if direction == "input" and not connections.get(pin):
