@@ -48,7 +48,8 @@ def register(subparsers):
                    help="the search engine (its own legality and ordering stages) instead of the generator; "
                         "'hwmovegen search' projects nodes/s at its fmax")
     p.add_argument("--out", metavar="DIR", type=output_dir, help="keep the build files in this folder")
-    p.add_argument("--seed", type=whole(1, MAX_SEED), default=1, help="nextpnr placement seed (default 1)")
+    p.add_argument("--seed", type=whole(1, MAX_SEED), default=1,
+                   help="nextpnr placement seed (default 1); with --check-netlist, the backpressure's")
     p.add_argument("--check-netlist", choices=NETLIST_STAGES, metavar="STAGE",
                    help="instead of a report: simulate the netlist after STAGE (synth: Yosys's; routed: nextpnr's) "
                         "in Verilator with the vendor cell models against the RTL's compiled model on the CPW "
