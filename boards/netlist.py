@@ -100,15 +100,17 @@ def _top(rtlil_text):
     return rtlil_text[start:rtlil_text.index("\nend\n", start)]
 
 
-# the ECP5's cells whose unconnected inputs nextpnr leaves high (a constant 0 is "INV" on the pin's mux)
-_HIGH_WHEN_UNCONNECTED = ("DP16KD", "DCCA")
+# the ECP5's cells whose unconnected inputs are high in the silicon: nextpnr leaves a LUT input that is
+# constant 1 unconnected (its INITVAL folded for it), a block RAM's constant 0 is "INV" on the pin's mux
+# (a flip-flop's unconnected LSR is off)
+_HIGH_WHEN_UNCONNECTED = ("DP16KD", "DCCA", "TRELLIS_COMB")
 # pins of nextpnr's cells that the models lack (the LUT cell's paths to its slice's flip-flops' data)
 _UNUSED_PINS = {"TRELLIS_COMB": ("DI0", "DI1")}
 
 
 def _routed_for_models(path):
-    """nextpnr's routed JSON at ``path`` rewritten in the terms the cell models read: an ECP5 block
-    RAM's or clock buffer's unconnected input is high, as in the silicon; a flip-flop whose ``SD`` is
+    """nextpnr's routed JSON at ``path`` rewritten in the terms the cell models read: an ECP5 LUT's,
+    block RAM's or clock buffer's unconnected input is high, as in the silicon; a flip-flop whose ``SD`` is
     "0" takes its data from ``M`` (the models always read ``DI``); a LUT cell is the project's model's
     (Yosys's drives no carry out), and a slice's second (placed at ``K1``) has ``IS_Z1``, which makes its
     wide mux an L6MUX21, not a PFUMX; an I/O cell is a one-way pad, its DDR muxes the plain pad path."""
