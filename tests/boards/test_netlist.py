@@ -26,6 +26,14 @@ def test_the_ecp5_synthesized_netlist_is_the_rtl():
     assert result.positions == 19 and result.moves > 400 and result.clock_cycles > result.cycles > 0
 
 
+def test_the_ecp5_routed_netlist_is_the_rtl():
+    """nextpnr's placed and routed netlist (its JSON read back by Yosys), in the 756-ball package whose
+    pins carry the core's ports: the same moves, counters and cycles."""
+    result = check_netlist("ecp5-85f", GeneratorConfig(), _boards(), "routed", ready_probability=0.7, seed=3)
+    assert result.differences == []
+    assert result.positions == 19 and result.moves > 400
+
+
 def test_a_changed_rom_is_found():
     """One block RAM's contents changed in the netlist (the lowest bit of each of its words flipped):
     the check must see it."""
