@@ -6,10 +6,12 @@ its order, if any, fixed), with the core's own ports as the top's: the synthesis
 Yosys synthesizes it as the target's Amaranth platform does (``synth_ecp5``/``synth_ice40 -top top``,
 no options); the *synth* netlist is that, written with ``write_verilog -noattr``; the *routed* one is
 nextpnr's ``--write`` JSON of the placed and routed design, read back by Yosys and written the same way.
-Either is compiled by Verilator with the cell models Yosys ships (``share/<family>/cells_sim.v``: the
-block RAMs' ``INITVAL_xx``/``INIT_x`` parameters are read by them, so the ROMs' contents are the
-netlist's own) and the cells they lack (``netlist_cells.v``), and driven by the generator's C++ driver,
-as the RTL model is: the same loads, starts and backpressure, cycle by cycle.
+Either is compiled by Verilator with the cell models Yosys ships (``share/<family>/``) and the project's
+where those fall short (``ecp5_cells.v``: the ECP5's DP16KD, a black box in Yosys's, reading the ROMs'
+``INITVAL_xx``; the LUT cell of a routed netlist; the iCE40's SB_RAM40_4K reads its ``INIT_x`` itself),
+and driven by the generator's C++ driver as the RTL model is: the same loads, starts and backpressure,
+cycle by cycle. A routed ECP5 netlist is first rewritten into the models' terms
+(:func:`_routed_for_models`).
 
 The routed netlist needs a pin for every port bit (nextpnr places an I/O cell on each): the core's
 ports take 239 bits, so the ECP5's is routed on the LFE5U-85F in its 756-ball package (the same die
@@ -21,6 +23,7 @@ import hashlib
 import inspect
 import json
 import marshal
+import re
 import subprocess
 import time
 from dataclasses import asdict, dataclass, field
@@ -91,8 +94,7 @@ def cell_models(target):
 
 
 def _port_bits(rtlil_text):
-    return sum(int(width) for width in
-               __import__("re").findall(r"(?m)^  wire width (\d+) (?:input|output) \d+ ", _top(rtlil_text)))
+    return sum(int(width) for width in re.findall(r"(?m)^  wire width (\d+) (?:input|output) \d+ ", _top(rtlil_text)))
 
 
 def _top(rtlil_text):
