@@ -14,15 +14,17 @@ from ..rtl.protocol import ErrorCode
 from ..boards.devboards import DEV_BOARDS, build_bitstream, check_search_fits
 from ..boards.synth import RATE_ORDER, RATED_STAGES, STAGES, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
+from ..boards.netlist import NETLIST_STAGES, check_netlist
+from ..sim.model.positions import random_boards
 from ..sim.drivers.bench import python_chess_perft
 from ..sim.model import Position, generate
 from ..sim.model.search import SearchRequest, search
 from ..tables.search import MAX_DEPTH
 from ..sim.harness.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_perft_engines,
-                     add_positions, config, log, positions, print_rows, print_table, progress, stages)
+                     add_positions, add_ready, config, log, positions, print_rows, print_table, progress, stages)
 from ..tables.contracts import MAX_PLIES, SELECTABLE, core_contract
-from .validate import (MAX_SEED, add_force, baud, check_engines, check_perft_depth,
+from .validate import (MAX_RANDOM, MAX_SEED, add_force, baud, check_engines, check_perft_depth,
                        output_dir, positive_int, seconds, whole)
 
 __all__ = ["register", "run"]
@@ -46,7 +48,16 @@ def register(subparsers):
                    help="the search engine (its own legality and ordering stages) instead of the generator; "
                         "'hwmovegen search' projects nodes/s at its fmax")
     p.add_argument("--out", metavar="DIR", type=output_dir, help="keep the build files in this folder")
-    p.add_argument("--seed", type=whole(1, MAX_SEED), default=1, help="nextpnr placement seed (default 1)")
+    p.add_argument("--seed", type=whole(1, MAX_SEED), default=1,
+                   help="nextpnr placement seed (default 1); with --check-netlist, the backpressure's")
+    p.add_argument("--check-netlist", choices=NETLIST_STAGES, metavar="STAGE",
+                   help="instead of a report: simulate the netlist after STAGE (synth: Yosys's; routed: nextpnr's) "
+                        "in Verilator with the vendor cell models against the RTL's compiled model on the CPW "
+                        "positions and --random ones, every move, counter and cycle compared (the core's own "
+                        f"ports as the top; --order: the ordering stage in {RATE_ORDER} order); exit 1 on a difference")
+    p.add_argument("--random", type=whole(1, MAX_RANDOM), metavar="N", default=200,
+                   help="with --check-netlist: positions from seeded random games beside the CPW ones (default 200)")
+    add_ready(p)
     add_force(p)
     add_json(p)
 
@@ -127,6 +138,8 @@ def _flag_config(args):
 
 def _synth(args):
     engines = args.perft_engines or 0
+    if args.check_netlist:
+        return _check_netlist(args)
     if args.order and engines:
         raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
     if args.search and (engines or args.order or args.legal):
@@ -175,6 +188,35 @@ def _synth(args):
         ("seconds", report["seconds"]),
     ])
     return 0
+
+
+def _check_netlist(args):
+    if args.perft_engines or args.search:
+        raise CliError("--check-netlist: the generators' netlists are checked (leave out --perft-engines and --search)")
+    chosen = config(args, order=RATE_ORDER if args.order else None)
+    boards = [record.board for record in cpw_records()] + random_boards(args.random, seed=1)
+    bar = progress(args, len(boards))
+    try:
+        result = check_netlist(args.target, chosen, boards, args.check_netlist, ready_probability=args.ready,
+                               seed=args.seed, log=log(args), progress=bar.update)
+    finally:
+        bar.close()
+    if args.json:
+        print(json.dumps(result.as_dict()))
+        return 1 if result.differences else 0
+    if result.differences:
+        print(result.differences[0].report())
+    parts = (", legality stage" if result.legal else "") + (f", {result.order} order" if result.order else "")
+    print_rows([
+        ("netlist", f"{result.stage} netlist on the {result.target} ({result.core} core, {result.layout} layout{parts})"),
+        ("against", "the RTL's compiled model (CXXRTL), the same loads, starts and backpressure"),
+        ("positions", result.positions),
+        ("moves", result.moves),
+        ("cycles", f"{result.cycles}  (generations; {result.clock_cycles} clock cycles simulated, loads included)"),
+        ("differences", len(result.differences)),
+        ("seconds", f"{result.seconds:.1f}  (the simulations, after the models are built)"),
+    ])
+    return 1 if result.differences else 0
 
 
 def _layout_words(report):

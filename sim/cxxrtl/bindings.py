@@ -9,7 +9,7 @@ import ctypes
 
 from .build import build_model
 
-__all__ = ["CompiledModel", "open_model", "generator_library"]
+__all__ = ["CompiledModel", "open_model", "generator_library", "generator_functions"]
 
 _LIBRARIES = {}
 
@@ -32,7 +32,14 @@ def generator_library(config, log=None, simulator="cxxrtl"):
     key = config.canonical().layout, config.core, config.legal, config.order, simulator
     if key in _LIBRARIES:
         return _LIBRARIES[key]
-    lib = open_model(build_model(config, log=log, simulator=simulator), clock=True)
+    lib = _LIBRARIES[key] = generator_functions(build_model(config, log=log, simulator=simulator))
+    return lib
+
+
+def generator_functions(path):
+    """The generator driver's library at ``path`` (cxxrtl_driver.cc, with either simulator's model
+    of a generator or of its netlist) loaded with its C signatures."""
+    lib = open_model(path, clock=True)
     lib.hwmg_generate.restype = ctypes.c_long
     lib.hwmg_generate.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
                                   ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
@@ -42,7 +49,6 @@ def generator_library(config, log=None, simulator="cxxrtl"):
     lib.hwmg_hierarchical.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.hwmg_trace_length.restype = ctypes.c_long
     lib.hwmg_trace_length.argtypes = [ctypes.c_void_p]
-    _LIBRARIES[key] = lib
     return lib
 
 

