@@ -8,7 +8,7 @@ import chess
 
 from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
-from ..sim.backends import PERFT_BACKENDS, REGISTRY, get_backend, offer
+from ..sim.backends import PERFT_BACKENDS, REGISTRY, get_backend, offer, resolve
 from ..sim.cxxrtl import BackendUnavailable
 from ..sim.drivers.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
@@ -259,6 +259,7 @@ def _perft_in_hardware(args, board):
         raise CliError(f"--in-hardware runs the simulated hardware: --backend {' or '.join(PERFT_BACKENDS)}")
     check_perft_depth(args.depth, args.backend, in_hardware=True, force=args.force)
     check_engines(args.perft_engines, args.force)
+    args.backend = resolve(args.backend, log(args))     # a fallback said once (--divide's root moves too)
     # the engine --target builds
     array = HardwarePerft(args.backend, config(args, count_leaves=get_target(args.target).leaf_counter), log=log(args))
     try:
