@@ -99,7 +99,7 @@ def add_backend(parser, hardware_only=False):
                              "RTL in Amaranth's simulator"
                              + ("" if hardware_only else "; model: the golden model")
                              + " (default: the fastest for the design: cxxrtl for the walker core, verilator for "
-                               "the fast core and the ordering stage)")
+                               "the fast core, the ordering stage and the perft arrays)")
     parser.set_defaults(pick_backend=True)
 
 
@@ -177,9 +177,12 @@ def stages(args, names, what):
 
 def pick_backend(args):
     """``--backend`` where a command has it and it was not given: :func:`~hwmovegen.sim.backends.default_backend`
-    of the design the options name."""
-    if getattr(args, "pick_backend", False) and args.backend is None:
-        args.backend = default_backend(config(args))
+    of the design the options name (a perft array only with ``--in-hardware``); ``backend_picked``
+    says so."""
+    args.backend_picked = getattr(args, "pick_backend", False) and args.backend is None
+    if args.backend_picked:
+        engines = getattr(args, "perft_engines", None) if getattr(args, "in_hardware", False) else 0
+        args.backend = default_backend(config(args, perft_engines=engines or 0))
 
 
 def config(args, **changes):

@@ -149,12 +149,12 @@ def resolve(name, log=None):
 
 def default_backend(config):
     """The backend the command line simulates the design of ``config`` on when ``--backend`` is not
-    given (:func:`resolve` then falls back along the chain): the walker core's designs on CXXRTL,
-    which compiles them in about half of Verilator's processor time and simulates them about as
-    fast; the fast core's and the ordering stage's (which CXXRTL steps through its hierarchy) on
-    Verilator (:data:`DEFAULT_BACKEND`), which compiles the fast core in a fraction of CXXRTL's
-    time and simulates it faster."""
-    walker = config.core == "walker" and config.order is None
+    given (:func:`resolve` then falls back along the chain): the walker core's generator, with or
+    without its legality stage, on CXXRTL, which compiles it in about half of Verilator's processor
+    time and simulates it about as fast; the fast core, the ordering stage (which CXXRTL steps
+    through its hierarchy) and the perft arrays on Verilator (:data:`DEFAULT_BACKEND`), which
+    compiles each in a fraction of CXXRTL's time and simulates it faster."""
+    walker = config.core == "walker" and config.order is None and not config.perft_engines
     return "cxxrtl" if walker else DEFAULT_BACKEND
 
 

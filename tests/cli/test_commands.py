@@ -114,6 +114,7 @@ def test_perft_in_hardware(capsys):
                          "--fmax", "50", "--divide", "--json")
     result = json.loads(out)
     assert code == 0 and result["nodes"] == 97862 and result["in_hardware"] and result["engines"] == 3
+    assert result["backend"] == "verilator"         # the perft arrays' default, walker cores or not
     assert result["cycles"] == result["counters"]["cycles"] > 0 and err == ""
     assert result["projected_nodes_per_s"] == round(97862 * 50e6 / result["cycles"])
     assert set(result["divide"]) == {m.uci() for m in chess.Board(KIWIPETE).legal_moves}
@@ -140,7 +141,7 @@ def test_the_default_backend_falls_back_in_one_line(capsys, monkeypatch):
 
 def test_the_default_backend_is_the_fastest_for_the_design(capsys):
     """The walker core (with its legality stage) compiles soonest with CXXRTL; the fast core with
-    Verilator."""
+    Verilator (and the perft arrays: test_perft_in_hardware)."""
     for options, chosen in ([[], "cxxrtl"], [["--legal"], "cxxrtl"], [["--core", "fast"], "verilator"],
                             [["--core", "fast", "--legal"], "verilator"]):
         code, out, _ = run(capsys, "moves", "--fen", KIWIPETE, *options, "--json")
