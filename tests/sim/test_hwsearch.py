@@ -1,4 +1,5 @@
-"""The search engine compiled (CXXRTL) against the golden model's search: hundreds of searches with
+"""The search engine compiled (Verilator: it builds faster than CXXRTL; tests/sim/test_verilator_backend.py
+has the two equal) against the golden model's search: hundreds of searches with
 quiescence, equal on best move, score, bound, PV and every counter but cycles. The model's Python
 search is the slow side (a few hundred nodes a second): the depths are chosen so that the sweep
 stays within a few minutes."""
@@ -12,7 +13,7 @@ import pytest
 from hwmovegen.sim.drivers.bench import SEARCH_BENCH, search_rows
 from hwmovegen.sim.model.epd import bundled_suites
 from hwmovegen.sim.backends import HardwareSearch
-from hwmovegen.sim.cxxrtl import CxxrtlSearch
+from hwmovegen.sim.cxxrtl import VerilatorSearch
 from hwmovegen.sim.model import Position
 from hwmovegen.sim.model.positions import random_boards
 from hwmovegen.sim.model.search import SearchRequest, search
@@ -21,7 +22,7 @@ from hwmovegen.tables.contracts import GeneratorConfig
 
 @pytest.fixture(scope="module")
 def engine():
-    hardware = HardwareSearch(CxxrtlSearch, GeneratorConfig(core="fast"))
+    hardware = HardwareSearch(VerilatorSearch, GeneratorConfig(core="fast"))
     hardware.prepare()
     return hardware
 
