@@ -38,16 +38,19 @@ def random_1000():
 
 @pytest.fixture(scope="session")
 def perft_array():
-    """``perft_array(engines=1, count_leaves=True)``: a prepared CXXRTL perft array, one per
-    configuration for the whole run. Preparing one elaborates the PerftArray to find its model in
+    """``perft_array(engines=1, count_leaves=True)``: a prepared perft array, one per configuration
+    for the whole run, on the simulator the command line picks for it (``perft --in-hardware``'s
+    tests then find the same models). Preparing one elaborates the PerftArray to find its model in
     the cache (10 to 40 s a configuration, the compile aside), so the tests share them."""
+    from hwmovegen.sim.backends import default_backend
     from hwmovegen.sim.drivers.hwperft import HardwarePerft
     from hwmovegen.tables.contracts import GeneratorConfig
     arrays = {}
 
     def get(engines=1, count_leaves=True):
         if (engines, count_leaves) not in arrays:
-            array = HardwarePerft("cxxrtl", GeneratorConfig(perft_engines=engines, count_leaves=count_leaves))
+            config = GeneratorConfig(perft_engines=engines, count_leaves=count_leaves)
+            array = HardwarePerft(default_backend(config), config)
             array.prepare()
             arrays[engines, count_leaves] = array
         return arrays[engines, count_leaves]
