@@ -197,10 +197,12 @@ def config(args, **changes):
 
 
 def backend(args, core=None, **options):
-    """The backend the options name (``core``: another core than ``--core``), built now so
-    that a failure is one clean line."""
+    """The backend the options name (``core``: another core than ``--core``, on the simulator
+    picked for it when ``--backend`` was not given), built now so that a failure is one clean line."""
+    chosen_config = config(args, core=core or args.core)
+    name = default_backend(chosen_config) if getattr(args, "backend_picked", False) else args.backend
     try:
-        chosen = get_backend(args.backend, config(args, core=core or args.core), log=log(args), **options)
+        chosen = get_backend(name, chosen_config, log=log(args), **options)
         chosen.prepare()
     except KeyError as error:
         raise CliError(error.args[0]) from None
