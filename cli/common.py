@@ -199,7 +199,7 @@ def config(args, **changes):
 def backend(args, core=None, **options):
     """The backend the options name (``core``: another core than ``--core``, on the simulator
     picked for it when ``--backend`` was not given), built now so that a failure is one clean line."""
-    chosen_config = config(args, core=core or args.core)
+    chosen_config = config(args, core=core or args.core, perft_engines=0)     # a generator, never an array
     name = default_backend(chosen_config) if getattr(args, "backend_picked", False) else args.backend
     try:
         chosen = get_backend(name, chosen_config, log=log(args), **options)
