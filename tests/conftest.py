@@ -38,16 +38,19 @@ def random_1000():
 
 @pytest.fixture(scope="session")
 def perft_array():
-    """``perft_array(engines=1, count_leaves=True)``: a prepared CXXRTL perft array, one per
-    configuration for the whole run. Preparing one elaborates the PerftArray to find its model in
+    """``perft_array(engines=1, count_leaves=True)``: a prepared perft array, one per configuration
+    for the whole run, on the simulator the command line picks for it (``perft --in-hardware``'s
+    tests then find the same models). Preparing one elaborates the PerftArray to find its model in
     the cache (10 to 40 s a configuration, the compile aside), so the tests share them."""
+    from hwmovegen.sim.backends import default_backend
     from hwmovegen.sim.drivers.hwperft import HardwarePerft
     from hwmovegen.tables.contracts import GeneratorConfig
     arrays = {}
 
     def get(engines=1, count_leaves=True):
         if (engines, count_leaves) not in arrays:
-            array = HardwarePerft("cxxrtl", GeneratorConfig(perft_engines=engines, count_leaves=count_leaves))
+            config = GeneratorConfig(perft_engines=engines, count_leaves=count_leaves)
+            array = HardwarePerft(default_backend(config), config)
             array.prepare()
             arrays[engines, count_leaves] = array
         return arrays[engines, count_leaves]
@@ -71,12 +74,12 @@ def search_board():
 
 @pytest.fixture(scope="session")
 def search_engine():
-    """The search engine (fast core) compiled with CXXRTL and prepared once for the whole run: the
-    model ``hwmovegen uci --backend cxxrtl --core fast`` loads from the same cache, so its tests
-    add no compile."""
+    """The search engine (fast core) compiled with Verilator (the search's default simulator, the
+    fastest to build and to run) and prepared once for the whole run: the model ``hwmovegen uci
+    --backend verilator --core fast`` loads from the same cache, so its tests add no compile."""
     from hwmovegen.sim.backends import HardwareSearch
-    from hwmovegen.sim.cxxrtl import CxxrtlSearch
+    from hwmovegen.sim.cxxrtl import VerilatorSearch
     from hwmovegen.tables.contracts import GeneratorConfig
-    engine = HardwareSearch(CxxrtlSearch, GeneratorConfig(core="fast"))
+    engine = HardwareSearch(VerilatorSearch, GeneratorConfig(core="fast"))
     engine.prepare()
     return engine

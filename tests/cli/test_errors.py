@@ -364,14 +364,22 @@ def test_a_failing_flow_is_one_line_exit_1(capsys, monkeypatch):
     assert code == 1 and err == "hwmovegen: error: synthesis failed: ERROR: Max frequency below 1 MHz\n"
 
 
+STOPPED_COMPILES = {       # --backend: the model's name in the cache, the notice's words
+    "verilator": ("verilator-walker-dense", "Verilator model of the walker core, dense layout: Yosys write_verilog, "
+                                            "then Verilator and g++"),
+    "cxxrtl": ("walker-dense", "CXXRTL model of the walker core, dense layout: Yosys write_cxxrtl, then g++")}
+
+
+@pytest.mark.parametrize("backend", list(STOPPED_COMPILES))
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_a_stopped_compile_leaves_no_build_folder(tmp_path, signum):
+def test_a_stopped_compile_leaves_no_build_folder(tmp_path, signum, backend):
     """Ctrl-C or SIGTERM during a compile into an empty cache: the ``build-*`` folder is removed,
     and the notice said what it compiles and how long its last compile here took."""
+    name, words = STOPPED_COMPILES[backend]
     cache = tmp_path / "cache"
     (cache / "cxxrtl" / "index").mkdir(parents=True)
-    (cache / "cxxrtl" / "index" / "walker-dense.seconds").write_text("42.0\n")
-    process = subprocess.Popen([sys.executable, "-m", "hwmovegen", "moves"], env={**os.environ,
+    (cache / "cxxrtl" / "index" / f"{name}.seconds").write_text("42.0\n")
+    process = subprocess.Popen([sys.executable, "-m", "hwmovegen", "moves", "--backend", backend], env={**os.environ,
                                "HWMOVEGEN_CACHE": str(cache)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not list((cache / "cxxrtl").glob("build-*")):
@@ -381,5 +389,4 @@ def test_a_stopped_compile_leaves_no_build_folder(tmp_path, signum):
     out, err = process.communicate(timeout=60)
     assert process.returncode == 128 + signum if signum == signal.SIGTERM else process.returncode == 130, err
     assert not list((cache / "cxxrtl").glob("build-*")) and out == "" and "Traceback" not in err
-    assert ("compiling the CXXRTL model of the walker core, dense layout: Yosys write_cxxrtl, then g++ "
-            "(its last compile here took 42 s;") in err
+    assert f"compiling the {words} (its last compile here took 42 s;" in err

@@ -131,7 +131,7 @@ def test_analyse_and_stop_during_infinite(engine):
 def hardware(search_engine):
     """``hwmovegen uci`` on the compiled search engine: the model the session's ``search_engine``
     built, loaded from the same cache."""
-    process = chess.engine.SimpleEngine.popen_uci(UCI + ["--backend", "cxxrtl", "--core", "fast"], timeout=30)
+    process = chess.engine.SimpleEngine.popen_uci(UCI + ["--backend", "verilator", "--core", "fast"], timeout=30)
     yield process
     process.quit()
 
@@ -143,8 +143,8 @@ def _cycles(text):
     return int(words[1]), int(words[3]), words[4:] == ["aborted"]
 
 
-def test_cxxrtl_backend_plays_analyses_and_stops(hardware, search_engine):
-    """The compiled search engine behind ``uci --backend cxxrtl``: ``go depth 2`` and ``analyse``
+def test_compiled_backend_plays_analyses_and_stops(hardware, search_engine):
+    """The compiled search engine behind ``uci --backend verilator``: ``go depth 2`` and ``analyse``
     are the model's search exactly (move, score, PV, nodes; the cycles the engine's own); ``stop``
     during ``go infinite`` aborts the running simulated iteration where it is, and what it answers
     is the model's search with a node limit of the nodes the hardware had counted."""

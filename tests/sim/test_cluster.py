@@ -16,7 +16,7 @@ from hwmovegen.sim.drivers import cluster
 from hwmovegen.sim.drivers.compare import compare
 from hwmovegen.sim.drivers.hwperft import HardwarePerft
 from hwmovegen.sim.model.perft import divide
-from hwmovegen.sim.backends import get_backend
+from hwmovegen.sim.backends import default_backend, get_backend
 from hwmovegen.sim.model.positions import random_boards
 from hwmovegen.tables.contracts import GeneratorConfig
 
@@ -63,7 +63,7 @@ def test_hardware_perft_equals_one_process(session, perft_array):
     board = chess.Board(POSITION3)
     array = perft_array()
     alone = array.perft(board, 4)
-    generator = get_backend("cxxrtl", GeneratorConfig(legal=True))
+    generator = get_backend(default_backend(GeneratorConfig(legal=True)), GeneratorConfig(legal=True))
     root = [move.to_chess() for move in generator.generate(board).moves]
     alone_divide = array.divide(board, 4, root)
     run, report = session.hardware_perft(array, board, 4, ply=2, divide=True)
@@ -81,7 +81,7 @@ def test_the_workers_walk_the_clients_array(session, count_leaves, perft_array):
     counter equal, the leaf counter's among them (none in the engine that streams the last ply)."""
     board = chess.Board(KIWIPETE)
     array = perft_array(count_leaves=count_leaves)
-    root = [move.to_chess() for move in get_backend("cxxrtl", GeneratorConfig(legal=True)).generate(board).moves]
+    root = [move.to_chess() for move in get_backend(default_backend(GeneratorConfig(legal=True)), GeneratorConfig(legal=True)).generate(board).moves]
     alone = array.divide(board, 3, root)
     run, report = session.hardware_perft(array, board, 3, ply=1, divide=True)
     assert run.counters == alone.counters and run.divide == alone.divide and run.nodes == 97_862
@@ -114,7 +114,7 @@ def test_a_failing_task_is_retried_and_the_count_stays_exact(session, tmp_path):
         raise RuntimeError("injected failure")
 
     board = chess.Board(KIWIPETE)
-    tasks = [(fails_once, (str(marker), fen, 2, HardwarePerft("cxxrtl").settings))
+    tasks = [(fails_once, (str(marker), fen, 2, HardwarePerft(default_backend(GeneratorConfig(perft_engines=1))).settings))
              for _, fen in cluster.subtrees(board, 1, lambda b: list(b.legal_moves))]
     results, _ = session.gather(tasks)
     assert not marker.exists() and sum(r["nodes"] for r in results) == 97_862

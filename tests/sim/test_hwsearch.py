@@ -1,4 +1,5 @@
-"""The search engine compiled (CXXRTL) against the golden model's search: hundreds of searches with
+"""The search engine compiled (Verilator: it builds faster than CXXRTL; tests/sim/test_verilator_backend.py
+has the two equal) against the golden model's search: hundreds of searches with
 quiescence, equal on best move, score, bound, PV and every counter but cycles. The model's Python
 search is the slow side (a few hundred nodes a second): the depths are chosen so that the sweep
 stays within a few minutes."""

@@ -5,7 +5,7 @@ import chess
 import pytest
 
 from hwmovegen.sim.drivers.compare import compare
-from hwmovegen.sim.cxxrtl import CxxrtlBackend
+from hwmovegen.sim.backends import default_backend, get_backend
 from hwmovegen.sim.model.legality import setup_cycles
 from hwmovegen.sim.model import Position, cycle_bound, generate
 from hwmovegen.sim.model.perft import perft
@@ -49,7 +49,8 @@ def test_model_perft_with_its_own_legality(suite):
 
 @pytest.fixture(scope="module", params=["walker", "fast"])
 def legal_backend(request):
-    return CxxrtlBackend(GeneratorConfig("dense", request.param, legal=True))
+    config = GeneratorConfig("dense", request.param, legal=True)
+    return get_backend(default_backend(config), config)       # the simulator that builds it soonest
 
 
 def test_hardware_rule_by_rule(legal_backend):
@@ -72,7 +73,8 @@ def test_hardware_perft_depth_3_on_every_suite_position(legal_backend, suite):
 
 
 def test_the_fast_core_bound_is_exact_with_the_stage(suite):
-    legal = CxxrtlBackend(GeneratorConfig("dense", "fast", legal=True))
+    config = GeneratorConfig("dense", "fast", legal=True)
+    legal = get_backend(default_backend(config), config)
     boards = [r.board for r in suite[:7]] + [chess.Board(fen) for _, fen, _, _ in RULES]
     for board, hardware in zip(boards, legal.run(boards)):
         model = generate(Position.from_board(board), legal=True)

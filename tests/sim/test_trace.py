@@ -1,12 +1,12 @@
-"""Cycle traces: the CXXRTL driver and the pysim testbench record the same cycles, and a
+"""Cycle traces: the compiled models' driver and the pysim testbench record the same cycles, and a
 trace agrees with the counters of its generation."""
 
 import chess
 import pytest
 
 from hwmovegen.sim.harness import trace as cycle_trace
-from hwmovegen.sim.backends import PysimBackend
-from hwmovegen.sim.cxxrtl import CxxrtlBackend
+from hwmovegen.sim.backends import PysimBackend, default_backend
+from hwmovegen.sim.cxxrtl import CxxrtlBackend, VerilatorBackend
 from hwmovegen.tables.contracts import GeneratorConfig
 
 from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE
@@ -14,10 +14,13 @@ from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE
 
 @pytest.mark.parametrize("core", ["walker", "fast"])
 @pytest.mark.parametrize("legal", [False, True])
-def test_cxxrtl_and_pysim_record_the_same_cycles(core, legal):
+def test_the_compiled_model_and_pysim_record_the_same_cycles(core, legal):
+    # the simulator the sweeps build each design with (the two trace alike: test_verilator_backend.py)
+    config = GeneratorConfig(core=core, legal=legal)
+    simulator = {"cxxrtl": CxxrtlBackend, "verilator": VerilatorBackend}[default_backend(config)]
     for fen in (KIWIPETE, PROMOTION_CAPTURE, EN_PASSANT):
         board = chess.Board(fen)
-        compiled, samples = CxxrtlBackend(GeneratorConfig(core=core, legal=legal)).trace(board)
+        compiled, samples = simulator(config).trace(board)
         simulated, pysim_samples = PysimBackend(GeneratorConfig(core=core, legal=legal)).trace(board)
         assert samples == pysim_samples and compiled == simulated, fen
         assert samples[0]["start"] and samples[0]["start_ready"] and samples[-1]["done"]

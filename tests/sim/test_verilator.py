@@ -1,5 +1,5 @@
 """The exported Verilog in Verilator, driven by cocotb: the golden model's streams, and the
-Amaranth design's cycles (CXXRTL) sample for sample, counters included.
+Amaranth design's cycles (its compiled model) sample for sample, counters included.
 
 One Verilator build per configuration (the fast core with and without the legality stage),
 shared by this module's tests."""
@@ -15,7 +15,7 @@ from hwmovegen.boards.export import export
 from hwmovegen.rtl.types import CycleSample, unpack
 from hwmovegen.sim.verilator import build as verilator
 from hwmovegen.sim.drivers.compare import check
-from hwmovegen.sim.cxxrtl import CxxrtlBackend
+from hwmovegen.sim.cxxrtl import VerilatorBackend
 from hwmovegen.sim.model.epd import cpw_records
 from hwmovegen.sim.model import Generation, Position, echo_fen, generate
 from hwmovegen.sim.model.positions import random_boards
@@ -82,14 +82,14 @@ def replay(netlist, tmp_path, jobs):
 
 def test_verilog_equals_the_amaranth_design_cycle_for_cycle(netlist, tmp_path):
     """The 7 CPW positions and 300 random ones, each under random backpressure (the ready
-    pattern the CXXRTL model drew for it, replayed) and with ready always high: the same
+    pattern the compiled model drew for it, replayed) and with ready always high: the same
     moves, counters and handshake in every cycle from start to done, and the golden model's
     streams."""
     boards = [record.board for record in cpw_records()] + random_boards(300, seed=2025)
     cases = []
     for probability in (0.5, 1.0):
-        compiled = CxxrtlBackend(GeneratorConfig(core="fast", legal=netlist.legal), ready_probability=probability,
-                                 seed=9, overlap=False)
+        compiled = VerilatorBackend(GeneratorConfig(core="fast", legal=netlist.legal), ready_probability=probability,
+                                    seed=9, overlap=False)
         for board in boards:
             generation, samples = compiled.trace(board)
             ready = [sample["moves_ready"] for sample in samples] if probability < 1 else None

