@@ -35,7 +35,7 @@ from ..sim.cxxrtl import BackendUnavailable, CxxrtlBackend, VerilatorBackend
 from ..sim.cxxrtl import build as model_build
 from ..sim.cxxrtl.bindings import generator_functions
 from ..sim.cxxrtl.rtlil import design_rtlil
-from ..sim.drivers.compare import CHUNK
+from ..sim.drivers.compare import CHUNK, first_difference
 from ..sim.harness.toolchain import ToolMissing, cxx_compiler, tool
 from ..sim.harness.wire import position_bytes
 from .synth import BadRequest, SynthError
@@ -94,12 +94,8 @@ def cell_models(target):
 
 
 def _port_bits(rtlil_text):
-    return sum(int(width) for width in re.findall(r"(?m)^  wire width (\d+) (?:input|output) \d+ ", _top(rtlil_text)))
-
-
-def _top(rtlil_text):
-    start = rtlil_text.index("module \\top\n")
-    return rtlil_text[start:rtlil_text.index("\nend\n", start)]
+    return sum(int(width) for width in re.findall(r"(?m)^  wire width (\d+) (?:input|output) \d+ ",
+                                                  model_build.top_module(rtlil_text)))
 
 
 # the ECP5's cells whose unconnected inputs are high in the silicon: nextpnr leaves a LUT input that is
@@ -191,9 +187,7 @@ def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1
         raise BackendUnavailable(str(error)) from None
     models = cell_models(target)
     driver = "cxxrtl_driver.cc"
-    sources = model_build._driver_sources(driver, "verilator")
-    sources["formats.h"] = model_build._formats_header()
-    sources["ports.h"] = model_build._ports_header(rtlil_text, "verilator")
+    sources = model_build.driver_sources(driver, "verilator", rtlil_text)
     synth_script = f"read_rtlil top.il; {family.synth} -top top; write_json synth.json; write_verilog -noattr netlist.v"
     routed_options = [*family.device, "--package", family.package or "", family.unconstrained, "--timing-allow-fail",
                       "--seed", str(seed), "--json", "synth.json", "--write", "routed.json"]
@@ -228,7 +222,7 @@ def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1
     if tamper:      # cached by the change as well
         key_parts.append(hashlib.sha256(marshal.dumps(tamper.__code__)).hexdigest())
     how = ("Verilator", f"Yosys {family.synth}{', nextpnr' if stage == 'routed' else ''}, then Verilator and g++")
-    return model_build._build(name, rtlil_text, sources, key_parts, how,
+    return model_build.cached_build(name, rtlil_text, sources, key_parts, how,
                               f"the {stage} netlist of {_what(config)} on the {target}", log, make)
 
 
@@ -281,8 +275,7 @@ def _differences(fen, rtl, netlist):
     """What differs between two Generations of one position."""
     found = []
     if rtl.moves != netlist.moves:
-        index = next((i for i, (a, b) in enumerate(zip(rtl.moves, netlist.moves)) if a != b),
-                     min(len(rtl.moves), len(netlist.moves)))
+        index = first_difference(rtl.moves, netlist.moves)
         def at(moves):
             return f"{moves[index].to_chess().uci()} ({moves[index]})" if index < len(moves) else "(end)"
         found.append(Difference(fen, f"move {index} of the stream ({len(rtl.moves)} against {len(netlist.moves)} "

@@ -19,7 +19,7 @@ from .validate import (MAX_ENGINES, MAX_LOCAL_WORKERS, CliError, cluster_spec, p
 __all__ = ["CliError", "FlowError", "Parser", "add_json", "add_layout", "add_core", "add_backend",
            "add_positions", "add_perft_engines", "add_ready", "positive_int", "positive_float", "probability",
            "positions", "log", "progress", "print_rows", "print_table", "config", "backend", "add_cluster",
-           "cluster_session", "check_cluster", "cluster_rows", "stages", "pick_backend"]
+           "cluster_session", "check_cluster", "cluster_rows", "stages", "pick_backend", "simulator"]
 
 
 class FlowError(Exception):
@@ -196,13 +196,18 @@ def config(args, **changes):
     return GeneratorConfig(**{**fields, **changes})
 
 
+def simulator(args, generator_config):
+    """The backend ``generator_config``'s generator runs on: ``--backend``, or when it was not given,
+    the pick for that generator (which may differ from the pick for the options' own design)."""
+    return default_backend(generator_config) if getattr(args, "backend_picked", False) else args.backend
+
+
 def backend(args, core=None, **options):
     """The backend the options name (``core``: another core than ``--core``, on the simulator
     picked for it when ``--backend`` was not given), built now so that a failure is one clean line."""
     chosen_config = config(args, core=core or args.core, perft_engines=0)     # a generator, never an array
-    name = default_backend(chosen_config) if getattr(args, "backend_picked", False) else args.backend
     try:
-        chosen = get_backend(name, chosen_config, log=log(args), **options)
+        chosen = get_backend(simulator(args, chosen_config), chosen_config, log=log(args), **options)
         chosen.prepare()
     except KeyError as error:
         raise CliError(error.args[0]) from None

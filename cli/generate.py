@@ -8,7 +8,7 @@ import chess
 
 from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
-from ..sim.backends import PERFT_BACKENDS, REGISTRY, default_backend, get_backend, offer, resolve
+from ..sim.backends import PERFT_BACKENDS, REGISTRY, get_backend, offer, resolve
 from ..sim.cxxrtl import BackendUnavailable
 from ..sim.drivers.hwperft import HardwarePerft, projected_nodes_per_second
 from ..sim.model import echo_fen, parse_fen
@@ -18,7 +18,7 @@ from ..sim.model import Position
 from ..sim.model.perft import divide, perft
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
                      add_order, add_perft_engines, add_positions, backend, check_cluster, cluster_rows, cluster_session,
-                     config, log, positions, progress)
+                     config, log, positions, progress, simulator)
 from .validate import (HOST_PERFT_DEPTH, add_force, check_engines, check_perft_depth, effective_backend,
                        positive_float, positive_int, vcd_file)
 
@@ -341,6 +341,5 @@ def _hardware_root_moves(args, board):
     """The root's legal moves from the hardware's legality stage, as python-chess Moves (on the
     simulator picked for that generator when --backend was not given)."""
     generator_config = config(args, legal=True, perft_engines=0)
-    name = default_backend(generator_config) if args.backend_picked else args.backend
-    generator = get_backend(name, generator_config, log=log(args))
+    generator = get_backend(simulator(args, generator_config), generator_config, log=log(args))
     return [move.to_chess() for move in generator.generate(board).moves]

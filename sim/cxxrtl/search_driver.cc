@@ -68,19 +68,20 @@ int hwmg_search(void *handle, const uint8_t *image, const uint32_t *request, con
     s->tick();
     set(PORT(start), false);
     uint64_t cycles = 0;
-    bool aborting = false;
+    bool aborting = false, finished = true;
     while (!get<bool>(PORT(done))) {
         if (!aborting && (cycles == abort_after || (stop && *stop))) {
             set(PORT(abort), true);     // the engine latches it: held until done, it changes nothing
             aborting = true;
         }
         if (cycles++ == max_cycles) {
-            set(PORT(abort), false);
-            return -2;
+            finished = false;
+            break;
         }
         s->tick();
     }
     set(PORT(abort), false);
+    if (!finished) return -2;
     hwmg::get_words(PORT(result), result);
     hwmg::get_words(PORT(counters), counters);
     s->tick();      // the engine is idle again; the PV table holds the line

@@ -13,7 +13,7 @@ from ..model.legality import no_moves_verdict
 from ..model import Position, cycle_bound, echo_fen, generate, work
 from ..model.perft import legal_moves
 
-__all__ = ["Mismatch", "Summary", "check", "compare", "batches", "check_batch", "CHUNK"]
+__all__ = ["Mismatch", "Summary", "check", "compare", "batches", "check_batch", "CHUNK", "first_difference"]
 
 CHUNK = 256     # positions per call into a backend / per worker task
 
@@ -93,7 +93,9 @@ class Summary:
         return out
 
 
-def _first_difference(a, b):
+def first_difference(a, b):
+    """The index of the first place the sequences ``a`` and ``b`` differ (the shorter's length if one
+    is the other's beginning)."""
     for index, (x, y) in enumerate(zip(a, b)):
         if x != y:
             return index
@@ -113,7 +115,7 @@ def check(board, hardware, model, config=GeneratorConfig()):
                         md[index] if index is not None and index < len(md) else None, hw, md)
 
     if hardware.moves != model.moves:
-        index = _first_difference(hardware.moves, model.moves)
+        index = first_difference(hardware.moves, model.moves)
         if hardware.uci() == model.uci():
             return mismatch("same moves, different flags", index)
         return mismatch("move stream differs from the golden model", index)
