@@ -190,7 +190,8 @@ def _design(config):
                 f"perft{config.perft_engines}x{config.max_plies}{'' if config.count_leaves else '-streamed'}"
                 f"-{config.core}-{config.layout}")
     return (design_rtlil(MoveGenerator.from_config(config), share=False), "cxxrtl_driver.cc",
-            f"{config.core}{'-legal' if config.legal else ''}{'-' + config.order if config.order else ''}-{config.layout}")
+            f"{config.core}{'-legal' if config.legal else ''}{'-' + config.order if config.order else ''}"
+            f"-{config.layout}")
 
 
 def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1):
@@ -400,10 +401,10 @@ class PerftNetlistCheck:
 
 
 def check_perft_netlist(target, config, trees=None, stage="synth", log=None, progress=None, tamper=None, rtl=None):
-    """Walk ``trees`` (``(name, board, depth, nodes)``; :func:`perft_trees`'s by default) in the RTL's compiled perft array (``rtl``,
-    default Verilator's) and in its ``stage`` netlist's, and compare every counter of each walk and
-    the simulated clock cycles after it; return the :class:`PerftNetlistCheck`. ``progress(n)``
-    after each tree."""
+    """Walk ``trees`` (``(name, board, depth, nodes)``; :func:`perft_trees`'s by default) in the RTL's
+    compiled perft array (``rtl``, default Verilator's) and in its ``stage`` netlist's, and compare
+    every counter of each walk and the simulated clock cycles after it; return the
+    :class:`PerftNetlistCheck`. ``progress(n)`` after each tree."""
     config = config.canonical()
     netlist = NetlistPerft(config, target, stage, tamper=tamper, log=log)
     netlist.prepare()

@@ -194,7 +194,8 @@ def _synth(args):
 
 def _check_netlist(args):
     if args.search:
-        raise CliError("--check-netlist: the generators' and the perft arrays' netlists are checked (leave out --search)")
+        raise CliError("--check-netlist: the generators' and the perft arrays' netlists are checked "
+                       "(leave out --search)")
     if args.perft_engines:
         return _check_perft_netlist(args)
     chosen = config(args, order=RATE_ORDER if args.order else None)

@@ -154,8 +154,8 @@ def _routed_dram_errors(work, tamper=None):
     (work / "main.cpp").write_text(_DRAM_MAIN)
     models = cell_models("ecp5-85f")
     script = verilator_version()[0]
-    subprocess.run([script, "--cc", "--exe", "--build", "--top-module", "bench", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-                    "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT", "--no-timing", f"-I{models[0].parent}", *map(str, models),
+    subprocess.run([script, "--cc", "--exe", "--build", "--top-module", "bench", "-Wno-fatal", "-Wno-lint",
+                    "-Wno-style", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT", "--no-timing", f"-I{models[0].parent}", *map(str, models),
                     "netlist.v", "bench.v", "main.cpp", "--Mdir", "obj", "-o", "bench"],
                    cwd=work, check=True, capture_output=True)
     errors, cycles = map(int, subprocess.run([work / "obj" / "bench"], capture_output=True, text=True,
@@ -190,3 +190,5 @@ def test_the_perft_array_check_refuses_what_it_cannot_apply(capsys):
     assert "the perft array streams nothing to the host" in capsys.readouterr().err
     assert main(["synth", "--target", "ecp5-85f", "--search", "--check-netlist", "synth"]) == 2
     assert "leave out --search" in capsys.readouterr().err
+    with pytest.raises(NoRoutedNetlist, match="perft array's ports: they take 395 bits, the device has 365 pins"):
+        netlist_library("ecp5-85f", GeneratorConfig(perft_engines=1), "routed")
