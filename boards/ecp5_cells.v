@@ -375,8 +375,14 @@ endmodule
 
 // A routed netlist's LUT cell (nextpnr's TRELLIS_COMB, which netlist.py renames to this). Yosys's model
 // of TRELLIS_COMB declares the carry out of its CCU2 mode as a wire local to its generate block, so
-// that the cell's FCO output is never driven and a carry chain does not carry: this is the cell's
-// LOGIC and CCU2 modes (the distributed RAM mode, DPRAM, is refused by netlist.py).
+// that the cell's FCO output is never driven and a carry chain does not carry; and its DPRAM mode
+// reads the INITVAL that nextpnr permuted into the LUT's order at the unpermuted address. This is the
+// cell's LOGIC, CCU2 and DPRAM modes.
+//
+// DPRAM: one bit of a TRELLIS_DPR16X4 (nextpnr's dram_to_comb): its sixteen bits are the LUT's, read
+// through the LUT's inputs (RAD[0..3] on D, B, C, A, so that LUT index {D, C, B, A} is RAD
+// {A, C, B, D}: INITVAL bit i holds the word at that permuted address), written at WAD[0..3]
+// (WAD0..3, from the slice's TRELLIS_RAMW) with WD on a rising WCK (WCKMUX) while WRE (WREMUX).
 module HWMG_TRELLIS_COMB(
 	input A, B, C, D, M,
 	input FCI, F1, FXA, FXB,
@@ -389,9 +395,26 @@ module HWMG_TRELLIS_COMB(
 	parameter [15:0] INITVAL = 16'h0;
 	parameter CCU2_INJECT1 = "NO";
 	parameter WREMUX = "WRE";
+	parameter WCKMUX = "WCK";
 	parameter IS_Z1 = 1'b0;
 
-	wire lut4 = INITVAL[{D, C, B, A}];
+	wire [15:0] bits;
+	generate
+		if (MODE == "DPRAM") begin: mode_dpram
+			reg [15:0] ram = INITVAL;
+			wire wck = WCKMUX == "INV" ? ~WCK : WCK;
+			wire wre = WREMUX == "INV" ? ~WRE : WREMUX == "0" ? 1'b0 : WREMUX == "1" ? 1'b1 : WRE;
+			// the LUT index of write address WAD: the inverse of the read's pin order
+			always @(posedge wck)
+				if (wre)
+					ram[{WAD0, WAD2, WAD1, WAD3}] <= WD;
+			assign bits = ram;
+		end else begin: mode_lut
+			assign bits = INITVAL;
+		end
+	endgenerate
+
+	wire lut4 = bits[{D, C, B, A}];
 	// CCU2: the LUT4 propagates the carry in, the LUT2 (the low four bits of INITVAL) generates one
 	wire inject = MODE == "CCU2" && CCU2_INJECT1 == "YES";
 	wire lut2 = INITVAL[{B, A}];
@@ -399,4 +422,15 @@ module HWMG_TRELLIS_COMB(
 	assign FCO = MODE == "CCU2" ? (~lut4 & (inject ? 1'b0 : lut2)) | (lut4 & FCI) : 1'b0;
 	// the wide mux after the slice's LUTs: PFUMX at the first (F1 is the second's F), L6MUX21 at the second
 	assign OFX = IS_Z1 ? (M ? FXB : FXA) : (M ? F1 : F);
+endmodule
+
+// The write port of a slice's distributed RAM (nextpnr's TRELLIS_RAMW, in the slice after the RAM's
+// two; Yosys ships no model): it passes a TRELLIS_DPR16X4's write address and data to the LUT cells in
+// DPRAM mode, the pins as nextpnr's dram_to_ramw_split assigns them and its timing arcs connect them.
+module TRELLIS_RAMW(
+	input A0, B0, C0, D0, A1, B1, C1, D1,
+	output WADO0, WADO1, WADO2, WADO3, WDO0, WDO1, WDO2, WDO3
+);
+	assign {WADO3, WADO2, WADO1, WADO0} = {A0, C0, B0, D0};
+	assign {WDO3, WDO2, WDO1, WDO0} = {B1, D1, A1, C1};
 endmodule

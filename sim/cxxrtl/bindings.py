@@ -9,7 +9,7 @@ import ctypes
 
 from .build import build_model
 
-__all__ = ["CompiledModel", "open_model", "generator_library", "generator_functions"]
+__all__ = ["CompiledModel", "open_model", "generator_library", "generator_functions", "perft_functions"]
 
 _LIBRARIES = {}
 
@@ -24,6 +24,15 @@ def open_model(path, clock=False):
     if clock:
         lib.hwmg_clock_cycles.restype = ctypes.c_uint64
         lib.hwmg_clock_cycles.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def perft_functions(path):
+    """The perft driver's library at ``path`` (perft_driver.cc, with either simulator's model of a
+    perft array or of its netlist) loaded with its C signatures."""
+    lib = open_model(path, clock=True)
+    lib.hwmg_perft_start.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+    lib.hwmg_perft_run.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p]
     return lib
 
 

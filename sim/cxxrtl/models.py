@@ -13,7 +13,7 @@ from ..harness import trace as cycle_trace
 from ..harness.backend import Backend, PerftSimulator
 from ..harness.wire import counters_from_word, move_from_word, position_bytes, word_from_move
 from ..model import Generation
-from .bindings import CompiledModel, generator_library, open_model
+from .bindings import CompiledModel, generator_library, open_model, perft_functions
 from ...tables.search import MAX_SEARCH_PLIES
 from ..harness.search import request_word, result_from_words
 from .build import build_hostlink_model, build_leafcount_model, build_perft_model, build_search_model
@@ -145,11 +145,14 @@ class CxxrtlPerft(CompiledModel, PerftSimulator):
     SLICE = 2_000_000           # cycles per call into C++, between progress updates
 
     def library(self):
-        lib = open_model(build_perft_model(self.config, log=self.log, simulator=self.simulator))
-        lib.hwmg_perft_start.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
-        lib.hwmg_perft_run.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p]
+        lib = perft_functions(build_perft_model(self.config, log=self.log, simulator=self.simulator))
         self._words = lib.hwmg_counter_words()
         return lib
+
+    @property
+    def clock_cycles(self):
+        """The cycles simulated since the model was created (loads included)."""
+        return self._lib.hwmg_clock_cycles(self._handle) if self._handle else 0
 
     def run(self, board, depth, progress=None):
         """The PerftCounters (a dict) of a walk of ``depth`` plies below ``board``;

