@@ -1,5 +1,7 @@
 import os
 import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -7,22 +9,40 @@ from hwmovegen.sim.model.epd import bundled_suites
 from hwmovegen.sim.model.positions import random_boards
 
 
-@pytest.fixture(scope="session", autouse=True)
-def model_cache(tmp_path_factory):
-    """Compiled CXXRTL models go to a cache that is new for every test run (so the suite
-    always exercises the real build) and is removed when the run ends. A developer iterating on
-    one test may name a cache to keep in ``HWMOVEGEN_TEST_CACHE``; CI never sets it."""
+def pytest_configure(config):
+    """Compiled models go to a cache that is new for every test run (so the suite always exercises
+    the real build) and is removed when the run ends; the parallel workers share it (a model is
+    built once, under the build's lock, and found by the others). A developer iterating on one test
+    may name a cache to keep in ``HWMOVEGEN_TEST_CACHE``; CI never sets it."""
+    if hasattr(config, "workerinput"):             # a pytest-xdist worker: the controller's cache
+        config.hwmovegen_cache, config.hwmovegen_cache_owned = config.workerinput["hwmovegen_cache"], False
+        return
     kept = os.environ.get("HWMOVEGEN_TEST_CACHE")
-    path = tmp_path_factory.mktemp("hwmovegen-cache") if not kept else kept
+    config.hwmovegen_cache = kept or tempfile.mkdtemp(prefix="hwmovegen-cache-")
+    config.hwmovegen_cache_owned = not kept
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    node.workerinput["hwmovegen_cache"] = node.config.hwmovegen_cache
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "hwmovegen_cache_owned", False):
+        shutil.rmtree(config.hwmovegen_cache, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def model_cache(request):
+    """The run's model cache (``pytest_configure``) as ``HWMOVEGEN_CACHE`` for the session."""
+    path = request.config.hwmovegen_cache
     saved = os.environ.get("HWMOVEGEN_CACHE")
     os.environ["HWMOVEGEN_CACHE"] = str(path)
-    yield path
+    yield Path(path)
     if saved is None:
         os.environ.pop("HWMOVEGEN_CACHE", None)
     else:
         os.environ["HWMOVEGEN_CACHE"] = saved
-    if not kept:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
