@@ -395,29 +395,35 @@ def _bench_search(args):
     header = ["position", "best", "score", "nodes", "qnodes", "cycles", "cycles/node", "first move", "make/unmake",
               "M nodes/s", "time to depth"]
     table = []
+
+    def share(part, whole):     # an array's parts are its engines' work, summed: no share of its own cycles
+        return f"{part / whole:.0%}" if split == 1 else "-"
     for row in rows:
         parts = row["cycles_in"]
         table.append([row["name"], row["best"] or "-", row["score_text"], f'{row["nodes"]:,}', f'{row["qnodes"]:,}',
                       f'{row["cycles"]:,}', f'{row["cycles_per_node"]:.1f}',
-                      f'{parts["first_move"] / row["cycles"]:.0%}', f'{parts["apply"] / row["cycles"]:.0%}',
+                      share(parts["first_move"], row["cycles"]), share(parts["apply"], row["cycles"]),
                       f'{row["projected_nodes_per_s"] / 1e6:.2f}' if fmax else "-",
                       f'{row["time_to_depth_ms"]:.2f} ms' if fmax else "-"])
     parts = total["cycles_in"]
     table.append(["all", "", "", f"{nodes:,}", f'{sum(row["qnodes"] for row in rows):,}', f"{cycles:,}",
-                  f'{total["cycles_per_node"]:.1f}', f'{parts["first_move"] / cycles:.0%}',
-                  f'{parts["apply"] / cycles:.0%}',
+                  f'{total["cycles_per_node"]:.1f}', share(parts["first_move"], cycles), share(parts["apply"], cycles),
                   f'{total["projected_nodes_per_s"] / 1e6:.2f}' if fmax else "-", ""])
     print_table(header, table, "<<>>>>>>>>>")
     print(f"\ndepth {depth}, quiescence {rows[0]['quiescence']}, {args.core} core; cycles from cycle-accurate "
           f"simulation ({engine.name.replace('cxxrtl', 'CXXRTL').replace('verilator', 'Verilator')}) of the "
           + ("search engine" if split == 1 else f"search array of {split} engines splitting the root moves (counters: "
              "the sums over every engine's runs, cycles: the array's)") + ", from start to done")
-    print("where the cycles go (all positions): "
-          + ", ".join(f"{label} {parts[part] / cycles:.0%}" for part, label in (
-              ("generate", "generating (start to done)"), ("first_move", "of which waiting for the first move"),
-              ("apply", "make/unmake"), ("pv", "PV copies"), ("draw", "history scans")))
-          + f", the rest (entering nodes, stand pat, scoring) "
-            f"{1 - (parts['generate'] + parts['apply'] + parts['pv'] + parts['draw']) / cycles:.0%}")
+    labels = (("generate", "generating (start to done)"), ("first_move", "of which waiting for the first move"),
+              ("apply", "make/unmake"), ("pv", "PV copies"), ("draw", "history scans"))
+    if split > 1:
+        print(f"the engines' cycles, summed over every run (the array's own: {cycles:,}, its engines side by side): "
+              + ", ".join(f"{label} {parts[part]:,}" for part, label in labels))
+    else:
+        print("where the cycles go (all positions): "
+              + ", ".join(f"{label} {parts[part] / cycles:.0%}" for part, label in labels)
+              + f", the rest (entering nodes, stand pat, scoring) "
+                f"{1 - (parts['generate'] + parts['apply'] + parts['pv'] + parts['draw']) / cycles:.0%}")
     if fmax and split > 1:
         print(f"projected at the routed {fmax} MHz of the last 'hwmovegen synth --search"
               f"{f' --engines {split}' if routed else ''} --target {args.target} --core {args.core}'"
@@ -432,7 +438,8 @@ def _bench_search(args):
                      "at one engine's rate each ('bench search --engines N' measures a split)")
         print(line)
     else:
-        print(f"M nodes/s: no fitting 'hwmovegen synth --search --target {args.target} --core {args.core}' report")
+        print(f"M nodes/s: no fitting 'hwmovegen synth --search --target {args.target} --core {args.core}' report"
+              + (f" (nor one of --engines {split})" if split > 1 else ""))
     for peer in peers:
         print(f"{peer['name']}: {peer['nodes_per_s'] / 1e6:.2f} M positions/s"
               + (f", about {peer['cycles_per_node']} cycles a position" if peer["cycles_per_node"] else ""))
