@@ -142,7 +142,8 @@ def _flag_config(args):
 def _synth(args):
     engines = args.perft_engines or 0
     split = 1
-    if args.search and engines:     # --engines N with --search: the search array's engines
+    if args.search and engines and getattr(args, "engines_option", None) == "--engines":
+        # --engines N with --search: the search array's engines (--perft-engines is refused below)
         if engines > MAX_SEARCH_ENGINES:
             raise CliError(f"--engines {engines}: a search array has 1 to {MAX_SEARCH_ENGINES} engines")
         split, engines, args.perft_engines = engines, 0, None
@@ -152,7 +153,7 @@ def _synth(args):
         raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
     if args.search and (engines or args.order or args.legal):
         raise CliError("--search: the search engine has its own legality and ordering stages and no perft engines "
-                       "(leave out --legal, --order and --perft-engines)")
+                       "(leave out --legal, --order and --perft-engines; --engines N asks for N search engines)")
     with stages(args, STAGES if args.search else RATED_STAGES, f"synthesis for the {args.target}") as stage:
         report = rated_synth(args.target, _flag_config(args).replace(search_engines=split), build_dir=args.out,
                              seed=args.seed, stage=stage, log=log(args), search=args.search)

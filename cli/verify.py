@@ -347,6 +347,8 @@ def _bench_search(args):
     if depth > MAX_DEPTH:
         raise CliError(f"--depth {depth}: the search engine searches 1 to {MAX_DEPTH} plies")
     split = args.perft_engines or 1
+    if args.perft_engines and getattr(args, "engines_option", None) != "--engines":
+        raise CliError("bench search: --perft-engines names a perft array; give the search engines as --engines N")
     if split > MAX_SEARCH_ENGINES:
         raise CliError(f"--engines {split}: a search array has 1 to {MAX_SEARCH_ENGINES} engines")
     # the array's own report if it was synthesized, else the one engine's fmax (the array not routed)
