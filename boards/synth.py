@@ -290,7 +290,8 @@ def _what(config, search=False):
     core, legal, perft_engines, order = config.core, config.legal, config.perft_engines, config.order
     if search:
         engines = config.search_engines
-        return f"the search engine ({core} core)" if engines == 1 else f"the search array of {engines} engines ({core} core)"
+        return (f"the search engine ({core} core)" if engines == 1 else
+                f"the search array of {engines} engines ({core} core)")
     if perft_engines:
         return f"the perft array of {perft_engines} engine{'s' if perft_engines > 1 else ''} ({core} core)"
     stages = [name for name, present in (("the legality stage", legal), ("the ordering stage", order)) if present]

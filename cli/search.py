@@ -106,8 +106,8 @@ def run(args):
             result = chosen.run(request)
             bar.update()
             if args.json:
-                out = {"fen": record.fen, "backend": chosen.name, **({"engines": args.engines} if args.engines > 1 else {}),
-                       "depth": args.depth,
+                out = {"fen": record.fen, "backend": chosen.name,
+                       **({"engines": args.engines} if args.engines > 1 else {}), "depth": args.depth,
                        "quiescence": args.quiescence, "window": [alpha, beta], **result.as_dict(),
                        **projection(result, fmax), **({} if routed or not fmax else {"fmax_of": "one engine"})}
                 if record.ops:

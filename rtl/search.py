@@ -38,8 +38,9 @@ from .options import Options
 from .perft import LIST_BITS, MoveLists
 from .types import Move
 
-__all__ = ["SearchRequest", "SearchResult", "SearchCounters", "RootFilter", "SearchArray", "SEARCH_COUNTER_NAMES", "SEARCH_COUNTER_WIDTH",
-           "HistorySignature", "SearchControlSignature", "SearchEngine", "FILTER_BITS", "search_design"]
+__all__ = ["SearchRequest", "SearchResult", "SearchCounters", "RootFilter", "SEARCH_COUNTER_NAMES",
+           "SEARCH_COUNTER_WIDTH", "HistorySignature", "SearchControlSignature", "SearchEngine", "SearchArray",
+           "FILTER_BITS", "search_design"]
 
 SEARCH_COUNTER_WIDTH = 48
 FILTER_BITS = 10            # the history filter: a bit per value of the key's low bits
