@@ -88,7 +88,7 @@ def search_engine():
 @pytest.fixture(scope="session")
 def search_array():
     """Two search engines splitting the root moves (a SearchArray, fast core) compiled with Verilator
-    once for the whole run (about 3 minutes of Verilator and g++, measured here): the model
+    once for the whole run (99 s of Verilator and g++ here on an idle machine, 166 s loaded): the model
     ``hwmovegen search --engines 2 --backend verilator`` and ``bench search --engines 2`` load."""
     from hwmovegen.sim.backends import HardwareSearch
     from hwmovegen.sim.cxxrtl import VerilatorSearch
