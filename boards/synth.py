@@ -289,7 +289,9 @@ def _count(cells, prefix):
 def _what(config, search=False):
     core, legal, perft_engines, order = config.core, config.legal, config.perft_engines, config.order
     if search:
-        return f"the search engine ({core} core)"
+        engines = config.search_engines
+        return (f"the search engine ({core} core)" if engines == 1 else
+                f"the search array of {engines} engines ({core} core)")
     if perft_engines:
         return f"the perft array of {perft_engines} engine{'s' if perft_engines > 1 else ''} ({core} core)"
     stages = [name for name, present in (("the legality stage", legal), ("the ordering stage", order)) if present]
@@ -303,7 +305,8 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=N
     a port). Its ``perft_engines`` > 0: a :class:`~hwmovegen.rtl.perft.PerftArray` of that many
     engines (each with the legality stage; the leaf counter where the target has room) instead
     of a generator. ``search``: a :class:`~hwmovegen.rtl.search.SearchEngine` on the config's core
-    and layout instead (the legality and ordering stages its own). ``stage(name)``: called as the
+    and layout instead (the legality and ordering stages its own), or with the config's
+    ``search_engines`` > 1 a :class:`~hwmovegen.rtl.search.SearchArray`. ``stage(name)``: called as the
     flow enters each of :data:`STAGES`."""
     target = get_target(target_name)
     config = config.canonical()     # a core without ROMs: one synthesis for every layout
@@ -321,8 +324,8 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=N
         check_out_dir(build_dir)
     tool_environment(target.platform())    # a missing tool is reported before anything is built
     if search:
-        from ..rtl.search import SearchEngine
-        design = SearchEngine(layout=config.layout, core=core)
+        from ..rtl.search import search_design
+        design = search_design(config)
     elif perft_engines:
         design = PerftArray.from_config(config.replace(count_leaves=target.leaf_counter))
     else:
@@ -358,6 +361,7 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=N
         "perft_engines": perft_engines,
         "order": bool(config.order) or search,
         **({"search": True} if search else {}),
+        **({"search_engines": config.search_engines} if search and config.search_engines > 1 else {}),
         "seed": seed,
         "fmax_mhz": round(parsed["fmax_mhz"], 2) if parsed["fmax_mhz"] else None,
         "constraint_mhz": parsed["constraint_mhz"],
@@ -380,7 +384,8 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=N
 
 def _report_path(target, config, search=False):
     config = config.canonical()
-    kind = ("-search" if search else f"-perft{config.perft_engines}" if config.perft_engines else
+    engines = "" if config.search_engines == 1 else config.search_engines
+    kind = (f"-search{engines}" if search else f"-perft{config.perft_engines}" if config.perft_engines else
             ("-legal" if config.legal else "") + ("-order" if config.order else ""))
     return cache_dir("synth") / f"{target}-{config.core}-{config.layout}{kind}.json"
 
@@ -405,7 +410,8 @@ def saved_report(target, config=GeneratorConfig(), search=False):
 
 def _save_report(report):
     search = report.get("search", False)
-    config = (GeneratorConfig(report["layout"], report["core"]) if search else _report_config(report))
+    config = (GeneratorConfig(report["layout"], report["core"], search_engines=report.get("search_engines", 1))
+              if search else _report_config(report))
     path = _report_path(report["target"], config, search)
     report = {**report, "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     temporary = path.with_suffix(f".{os.getpid()}.tmp")
@@ -461,7 +467,9 @@ def rated_synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, s
         _save_report({"target": target_name, "layout": config.layout, "core": config.core,
                       "legal": config.legal or bool(config.perft_engines) or search,
                       "perft_engines": config.perft_engines, "order": bool(config.order) or search,
-                      **({"search": True} if search else {}), "seed": seed, "does_not_fit": str(error)})
+                      **({"search": True} if search else {}),
+                      **({"search_engines": config.search_engines} if search and config.search_engines > 1 else {}),
+                      "seed": seed, "does_not_fit": str(error)})
         raise
     if search:
         _save_report(report)

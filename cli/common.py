@@ -103,11 +103,20 @@ def add_backend(parser, hardware_only=False):
     parser.set_defaults(pick_backend=True)
 
 
+class _Engines(argparse.Action):
+    """Stores the engines and which of the two names gave them (``engines_option``): with
+    ``--search``, ``--engines N`` names search engines and ``--perft-engines`` is refused."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.engines_option = option_string
+
+
 def add_perft_engines(parser, help, default=None):
     """``--perft-engines N``, the engines of a perft array (``--engines N`` its alias, both in
     ``--help``)."""
     parser.add_argument("--perft-engines", "--engines", dest="perft_engines", type=whole(1, MAX_ENGINES),
-                        default=default, metavar="N", help=help)
+                        default=default, metavar="N", help=help, action=_Engines)
 
 
 def add_positions(parser, default_start=True):

@@ -19,7 +19,7 @@ from ..sim.model.positions import random_boards
 from ..sim.drivers.bench import python_chess_perft
 from ..sim.model import Position, generate
 from ..sim.model.search import SearchRequest, search
-from ..tables.search import MAX_DEPTH
+from ..tables.search import MAX_DEPTH, MAX_SEARCH_ENGINES
 from ..sim.harness.toolchain import ToolMissing
 from .common import (CliError, FlowError, add_core, add_json, add_layout, add_legal, add_order, add_perft_engines,
                      add_positions, add_ready, config, log, positions, print_rows, print_table, progress, stages)
@@ -43,7 +43,9 @@ def register(subparsers):
     add_legal(p)
     p.add_argument("--order", action="store_true",
                    help=f"with the ordering stage (its order an input; moves/s measured in {RATE_ORDER} order)")
-    add_perft_engines(p, help="the perft array of N engines (each with the legality stage) instead of the generator")
+    add_perft_engines(p, help="the perft array of N engines (each with the legality stage) instead of the generator; "
+                              f"with --search (--engines N): N search engines splitting the root moves, 1 to "
+                              f"{MAX_SEARCH_ENGINES}")
     p.add_argument("--search", action="store_true",
                    help="the search engine (its own legality and ordering stages) instead of the generator; "
                         "'hwmovegen search' projects nodes/s at its fmax")
@@ -121,8 +123,9 @@ def register(subparsers):
 
 
 def run(args):
-    check_engines(args.perft_engines, args.force, "--perft-engines",
-                  {"synth": "synthesize", "build": "build", "board": "simulate"}[args.command])
+    if not (args.command == "synth" and args.search):      # there --engines N: the search array's (_synth)
+        check_engines(args.perft_engines, args.force, "--perft-engines",
+                      {"synth": "synthesize", "build": "build", "board": "simulate"}[args.command])
     try:
         return {"synth": _synth, "build": _build, "board": _board}[args.command](args)
     except (BadRequest, NotAPort) as error:
@@ -140,22 +143,29 @@ def _flag_config(args):
 
 def _synth(args):
     engines = args.perft_engines or 0
+    split = 1
+    if args.search and engines and getattr(args, "engines_option", None) == "--engines":
+        # --engines N with --search: the search array's engines (--perft-engines is refused below)
+        if engines > MAX_SEARCH_ENGINES:
+            raise CliError(f"--engines {engines}: a search array has 1 to {MAX_SEARCH_ENGINES} engines")
+        split, engines, args.perft_engines = engines, 0, None
     if args.check_netlist:
         return _check_netlist(args)
     if args.order and engines:
         raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
     if args.search and (engines or args.order or args.legal):
         raise CliError("--search: the search engine has its own legality and ordering stages and no perft engines "
-                       "(leave out --legal, --order and --perft-engines)")
+                       "(leave out --legal, --order and --perft-engines; --engines N asks for N search engines)")
     with stages(args, STAGES if args.search else RATED_STAGES, f"synthesis for the {args.target}") as stage:
-        report = rated_synth(args.target, _flag_config(args), build_dir=args.out, seed=args.seed, stage=stage,
-                             log=log(args), search=args.search)
+        report = rated_synth(args.target, _flag_config(args).replace(search_engines=split), build_dir=args.out,
+                             seed=args.seed, stage=stage, log=log(args), search=args.search)
     if args.json:
         print(json.dumps(report))
         return 0
     path = report["critical_path"] or {}
     if args.search:
-        design = f'search engine, {report["core"]} core'
+        design = (f'search engine, {report["core"]} core' if split == 1 else
+                  f'search array of {split} engines, {report["core"]} core')
         rate = ("nodes/s", "fmax / cycles per node: 'hwmovegen search' and 'bench search' project it from "
                            "their runs' cycles")
     elif engines:

@@ -9,7 +9,7 @@ from ..sim.model import Position
 from ..sim.model.search import SearchRequest, format_score
 from ..sim.backends import get_search_backend, search_backends
 from ..tables.contracts import GeneratorConfig
-from ..tables.search import DEFAULT_QUIESCENCE, INF, MAX_DEPTH, MAX_QUIESCENCE
+from ..tables.search import DEFAULT_QUIESCENCE, INF, MAX_DEPTH, MAX_QUIESCENCE, MAX_SEARCH_ENGINES
 from .common import CliError, add_core, add_json, add_positions, log, positions, print_rows, progress
 from .validate import positive_int, whole
 
@@ -41,6 +41,9 @@ def register(subparsers):
     p.add_argument("--backend", default="model", choices=search_backends(),
                    help="model: the golden model's search (default)")
     add_core(p)
+    p.add_argument("--engines", type=whole(1, MAX_SEARCH_ENGINES), default=1, metavar="N",
+                   help=f"search engines splitting the root moves, 1 to {MAX_SEARCH_ENGINES} (default 1): the first "
+                        "root move alone, then the others shared out against its score (docs/search.md)")
     p.add_argument("--quiescence", type=whole(0, MAX_QUIESCENCE), default=DEFAULT_QUIESCENCE, metavar="Q",
                    help=f"quiescence plies below the horizon, 0 to {MAX_QUIESCENCE} (default {DEFAULT_QUIESCENCE})")
     p.add_argument("--window", type=_score, nargs=2, metavar=("ALPHA", "BETA"),
@@ -55,10 +58,10 @@ def register(subparsers):
     add_json(p)
 
 
-def search_fmax(target, core):
-    """The routed fmax (MHz) of the last fitting ``synth --search`` of the engine on ``core`` for
-    ``target``, or None."""
-    report = saved_report(target, GeneratorConfig(core=core), search=True)
+def search_fmax(target, core, engines=1):
+    """The routed fmax (MHz) of the last fitting ``synth --search [--engines N]`` of ``engines``
+    engines on ``core`` for ``target``, or None."""
+    report = saved_report(target, GeneratorConfig(core=core, search_engines=engines), search=True)
     return report["fmax_mhz"] if report and not report.get("does_not_fit") else None
 
 
@@ -88,10 +91,12 @@ def run(args):
     if alpha >= beta:
         raise CliError(f"--window {alpha} {beta}: alpha must be below beta")
     try:
-        chosen = get_search_backend(args.backend, core=args.core, log=log(args))
+        chosen = get_search_backend(args.backend, core=args.core, log=log(args), engines=args.engines)
     except KeyError as error:
         raise CliError(error.args[0]) from None
-    fmax = search_fmax(args.target, args.core) if chosen.hardware else None
+    fmax, routed = (search_fmax(args.target, args.core, args.engines) if chosen.hardware else None), True
+    if chosen.hardware and fmax is None and args.engines > 1:     # the array not routed: one engine's fmax
+        fmax, routed = search_fmax(args.target, args.core), False
     bar = progress(args, len(records))
     try:
         for index, record in enumerate(records):
@@ -101,9 +106,10 @@ def run(args):
             result = chosen.run(request)
             bar.update()
             if args.json:
-                out = {"fen": record.fen, "backend": chosen.name, "depth": args.depth,
+                out = {"fen": record.fen, "backend": chosen.name,
+                       **({"engines": args.engines} if args.engines > 1 else {}), "depth": args.depth,
                        "quiescence": args.quiescence, "window": [alpha, beta], **result.as_dict(),
-                       **projection(result, fmax)}
+                       **projection(result, fmax), **({} if routed or not fmax else {"fmax_of": "one engine"})}
                 if record.ops:
                     out["epd"] = record.ops
                 print(json.dumps(out), flush=True)
@@ -111,11 +117,14 @@ def run(args):
             if index:
                 print()
             rows = result_rows(record.fen, result)
+            if args.engines > 1:
+                rows.insert(1, ("engines", f"{args.engines}, splitting the root moves"))
             rated = projection(result, fmax)
             if rated:
                 rows.append(("cycles/node", f'{rated["cycles_per_node"]:.2f}'))
                 rows.append(("nodes/s", f'{rated["projected_nodes_per_s"] / 1e6:,.2f} M projected at the routed '
-                                        f'{fmax} MHz ({args.target}, synth --search)' if fmax else
+                                        f'{fmax} MHz ({args.target}, synth --search'
+                                        f'{")" if routed else "; one engine: the array not routed)"}' if fmax else
                              f"- (no 'synth --search --target {args.target} --core {args.core}' report)"))
             if result.aborted:
                 rows.append(("aborted", f"node limit {args.nodes:,} reached"))

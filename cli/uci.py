@@ -8,8 +8,9 @@ from ..sim.backends import get_search_backend, search_backends
 from ..sim.cxxrtl import BackendUnavailable
 from ..sim.drivers.uci import UciEngine
 from ..sim.harness.toolchain import ToolMissing
+from ..tables.search import MAX_SEARCH_ENGINES
 from .common import CliError, add_core, config
-from .validate import baud
+from .validate import baud, whole
 
 __all__ = ["register", "run"]
 
@@ -28,6 +29,9 @@ def register(subparsers):
                    help="search on the simulated board: its whole top level with the search engine, compiled "
                         "with CXXRTL, over the host link")
     p.add_argument("--baud", type=baud, default=115_200, help="with --port: baud rate (default 115200)")
+    p.add_argument("--engines", type=whole(1, MAX_SEARCH_ENGINES), default=1, metavar="N",
+                   help=f"search engines splitting the root moves, 1 to {MAX_SEARCH_ENGINES} (default 1; the "
+                        "Engines option changes it): --backend only, a board has one")
     add_core(p)
 
 
@@ -51,17 +55,22 @@ def run(args):
         raise CliError("give --backend, --port or --sim, not more than one")
     if args.port is not None and args.sim:
         raise CliError("give --port (a board) or --sim (the simulated board), not both")
+    if args.engines > 1 and (args.port is not None or args.sim):
+        raise CliError(f"--engines {args.engines}: a board's bitstream has one search engine (use --backend)")
     say = lambda text: write(f"info string {text}")
+    split = None
     try:
         if args.port is not None or args.sim:
             backend = _board_backend(args, say)
         else:
-            backend = get_search_backend(args.backend or "model", core=args.core, log=say)
+            def split(engines):     # (a compiled model is built at its first search)
+                return get_search_backend(args.backend or "model", core=args.core, log=say, engines=engines)
+            backend = split(args.engines)
     except KeyError as error:
         raise CliError(error.args[0]) from None
     except (NotAPort, ToolMissing, BackendUnavailable, LinkError) as error:
         raise CliError(str(error)) from None
-    engine = UciEngine(backend, write, backend_name=backend.name)
+    engine = UciEngine(backend, write, backend_name=backend.name, split=split, engines=args.engines)
     try:
         while True:
             line = sys.stdin.readline()

@@ -19,7 +19,7 @@ from ..sim.peers.stockfish import find_stockfish
 from .common import (CliError, FlowError, add_backend, add_cluster, add_core, add_json, add_layout, add_legal,
                      add_order, add_perft_engines, add_ready, backend, check_cluster, cluster_rows, cluster_session,
                      config, log, positive_int, print_rows, print_table, progress)
-from ..tables.search import MAX_DEPTH
+from ..tables.search import MAX_DEPTH, MAX_SEARCH_ENGINES
 from .validate import (MAX_RANDOM, MAX_REPEAT, MAX_SEED, add_force, check_engines, check_perft_depth,
                        whole)
 
@@ -58,7 +58,8 @@ def register(subparsers):
                         "and Belle; sim: per design, each compiled simulator's compile seconds and simulated "
                         "cycles per second (CXXRTL, Verilator)")
     add_perft_engines(p, help="perft: the large array (default: the largest with a saved fitting 'synth "
-                        "--perft-engines' report for --target, else 8)")
+                        "--perft-engines' report for --target, else 8); search (--engines N): N search engines "
+                        f"splitting the root moves, 1 to {MAX_SEARCH_ENGINES} (default 1)")
     p.add_argument("--target", default="ecp5-85f", choices=list(TARGETS),
                    help="perft, search: whose routed fmax projects nodes/s (default ecp5-85f)")
     p.add_argument("--depth", type=positive_int,
@@ -345,15 +346,29 @@ def _bench_search(args):
     depth = args.depth or SEARCH_BENCH_DEPTH
     if depth > MAX_DEPTH:
         raise CliError(f"--depth {depth}: the search engine searches 1 to {MAX_DEPTH} plies")
-    report = saved_report(args.target, config(args), search=True)
+    split = args.perft_engines or 1
+    if args.perft_engines and getattr(args, "engines_option", None) != "--engines":
+        raise CliError("bench search: --perft-engines names a perft array; give the search engines as --engines N")
+    if split > MAX_SEARCH_ENGINES:
+        raise CliError(f"--engines {split}: a search array has 1 to {MAX_SEARCH_ENGINES} engines")
+    # the array's own report if it was synthesized, else the one engine's fmax (the array not routed)
+    report, routed = None, True
+    for count in dict.fromkeys((split, 1)):
+        report = saved_report(args.target, config(args, perft_engines=0, search_engines=count), search=True)
+        if report and not report.get("does_not_fit"):
+            routed = count == split
+            break
     fits = report and not report.get("does_not_fit")
     fmax = report["fmax_mhz"] if fits else None
-    engines = _engines_that_fit(report) if fits else None
+    engines = _engines_that_fit(report) if fits and split == 1 else None
+    # one engine on CXXRTL (the figures' first simulator); an array on Verilator, which builds it
+    # in a fraction of CXXRTL's time (the cycles are the same on both)
+    simulator = "cxxrtl" if split == 1 else "verilator"
     why = offer("cxxrtl").missing()
     if why is not None:
         raise FlowError(f"bench search measures the compiled search engine: {why}")
     try:
-        engine = get_search_backend("cxxrtl", core=args.core, log=log(args))
+        engine = get_search_backend(simulator, core=args.core, log=log(args), engines=split)
         engine.prepare()
     except BackendUnavailable as error:
         raise FlowError(str(error)) from None
@@ -373,44 +388,60 @@ def _bench_search(args):
     peers = [{"name": name, "cycles_per_node": per_node, "nodes_per_s": rate} for name, per_node, rate in SEARCH_PEERS]
     if args.json:
         for row in rows:
-            print(json.dumps({"core": args.core, "target": args.target, **row}))
-        print(json.dumps({"core": args.core, "target": args.target, "fmax_mhz": fmax, "total": total,
-                          "peers": peers}))
+            print(json.dumps({"core": args.core, "target": args.target, **({"engines": split} if split > 1 else {}),
+                              **row}))
+        print(json.dumps({"core": args.core, "target": args.target, **({"engines": split} if split > 1 else {}),
+                          "fmax_mhz": fmax,
+                          **({} if routed else {"fmax_of": "one engine"}), "total": total, "peers": peers}))
         return 0
     header = ["position", "best", "score", "nodes", "qnodes", "cycles", "cycles/node", "first move", "make/unmake",
               "M nodes/s", "time to depth"]
     table = []
+
+    def share(part, whole):     # an array's parts are its engines' work, summed: no share of its own cycles
+        return f"{part / whole:.0%}" if split == 1 else "-"
     for row in rows:
         parts = row["cycles_in"]
         table.append([row["name"], row["best"] or "-", row["score_text"], f'{row["nodes"]:,}', f'{row["qnodes"]:,}',
                       f'{row["cycles"]:,}', f'{row["cycles_per_node"]:.1f}',
-                      f'{parts["first_move"] / row["cycles"]:.0%}', f'{parts["apply"] / row["cycles"]:.0%}',
+                      share(parts["first_move"], row["cycles"]), share(parts["apply"], row["cycles"]),
                       f'{row["projected_nodes_per_s"] / 1e6:.2f}' if fmax else "-",
                       f'{row["time_to_depth_ms"]:.2f} ms' if fmax else "-"])
     parts = total["cycles_in"]
     table.append(["all", "", "", f"{nodes:,}", f'{sum(row["qnodes"] for row in rows):,}', f"{cycles:,}",
-                  f'{total["cycles_per_node"]:.1f}', f'{parts["first_move"] / cycles:.0%}',
-                  f'{parts["apply"] / cycles:.0%}',
+                  f'{total["cycles_per_node"]:.1f}', share(parts["first_move"], cycles), share(parts["apply"], cycles),
                   f'{total["projected_nodes_per_s"] / 1e6:.2f}' if fmax else "-", ""])
     print_table(header, table, "<<>>>>>>>>>")
     print(f"\ndepth {depth}, quiescence {rows[0]['quiescence']}, {args.core} core; cycles from cycle-accurate "
-          "simulation (CXXRTL) of the search engine, from start to done")
-    print("where the cycles go (all positions): "
-          + ", ".join(f"{label} {parts[part] / cycles:.0%}" for part, label in (
-              ("generate", "generating (start to done)"), ("first_move", "of which waiting for the first move"),
-              ("apply", "make/unmake"), ("pv", "PV copies"), ("draw", "history scans")))
-          + f", the rest (entering nodes, stand pat, scoring) "
-            f"{1 - (parts['generate'] + parts['apply'] + parts['pv'] + parts['draw']) / cycles:.0%}")
-    if fmax:
+          f"simulation ({engine.name.replace('cxxrtl', 'CXXRTL').replace('verilator', 'Verilator')}) of the "
+          + ("search engine" if split == 1 else f"search array of {split} engines splitting the root moves (counters: "
+             "the sums over every engine's runs, cycles: the array's)") + ", from start to done")
+    labels = (("generate", "generating (start to done)"), ("first_move", "of which waiting for the first move"),
+              ("apply", "make/unmake"), ("pv", "PV copies"), ("draw", "history scans"))
+    if split > 1:
+        print(f"the engines' cycles, summed over every run (the array's own: {cycles:,}, its engines side by side): "
+              + ", ".join(f"{label} {parts[part]:,}" for part, label in labels))
+    else:
+        print("where the cycles go (all positions): "
+              + ", ".join(f"{label} {parts[part] / cycles:.0%}" for part, label in labels)
+              + f", the rest (entering nodes, stand pat, scoring) "
+                f"{1 - (parts['generate'] + parts['apply'] + parts['pv'] + parts['draw']) / cycles:.0%}")
+    if fmax and split > 1:
+        print(f"projected at the routed {fmax} MHz of the last 'hwmovegen synth --search"
+              f"{f' --engines {split}' if routed else ''} --target {args.target} --core {args.core}'"
+              f"{'' if routed else ' (one engine: the array not routed)'}: "
+              f"{total['projected_nodes_per_s'] / 1e6:.2f} M nodes/s for the array of {split} engines")
+    elif fmax:
         line = (f"projected at the routed {fmax} MHz of the last 'hwmovegen synth --search --target {args.target} "
                 f"--core {args.core}': {total['projected_nodes_per_s'] / 1e6:.2f} M nodes/s per engine")
         if engines:
             line += (f"; {engines} engines fit the device by its cells and block RAMs: "
                      f"{total['projected_nodes_per_s_per_device'] / 1e6:.2f} M nodes/s if they split the root "
-                     "(the engines do not split a search yet)")
+                     "at one engine's rate each ('bench search --engines N' measures a split)")
         print(line)
     else:
-        print(f"M nodes/s: no fitting 'hwmovegen synth --search --target {args.target} --core {args.core}' report")
+        print(f"M nodes/s: no fitting 'hwmovegen synth --search --target {args.target} --core {args.core}' report"
+              + (f" (nor one of --engines {split})" if split > 1 else ""))
     for peer in peers:
         print(f"{peer['name']}: {peer['nodes_per_s'] / 1e6:.2f} M positions/s"
               + (f", about {peer['cycles_per_node']} cycles a position" if peer["cycles_per_node"] else ""))

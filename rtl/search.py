@@ -38,8 +38,9 @@ from .options import Options
 from .perft import LIST_BITS, MoveLists
 from .types import Move
 
-__all__ = ["SearchRequest", "SearchResult", "SearchCounters", "SEARCH_COUNTER_NAMES", "SEARCH_COUNTER_WIDTH",
-           "HistorySignature", "SearchControlSignature", "SearchEngine", "FILTER_BITS"]
+__all__ = ["SearchRequest", "SearchResult", "SearchCounters", "RootFilter", "SEARCH_COUNTER_NAMES",
+           "SEARCH_COUNTER_WIDTH", "HistorySignature", "SearchControlSignature", "SearchEngine", "SearchArray",
+           "FILTER_BITS", "search_design"]
 
 SEARCH_COUNTER_WIDTH = 48
 FILTER_BITS = 10            # the history filter: a bit per value of the key's low bits
@@ -80,6 +81,15 @@ class SearchResult(data.Struct):
     bound: range(len(BOUNDS))                   # an index into tables.search.BOUNDS
     aborted: 1
     pv_length: range(MAX_SEARCH_PLIES + 1)
+
+
+class RootFilter(data.Struct):
+    """The root moves a split's engine takes, of the ordered root list (the hint first): moves
+    ``first``, ``first + stride``, ... at most ``count`` of them (0: all), as the model's
+    ``root_first``, ``root_stride``, ``root_count``; sampled with ``start``."""
+    first: range(MAX_MOVES)
+    stride: range(1, MAX_MOVES)
+    count: range(MAX_MOVES)
 
 
 class HistorySignature(wiring.Signature):
@@ -129,15 +139,19 @@ class SearchEngine(wiring.Component):
     pv_index, pv_move : In, Out(Move)
         The principal variation, read a move at a time (``pv_move`` is move ``pv_index`` of it,
         combinationally).
+    root : In(RootFilter), best_root : Out(range(MAX_MOVES))
+        With ``root_filter`` only (a :class:`SearchArray`'s engines): the root moves to take, and
+        where the best move stands in the ordered root list. Without, every root move is taken
+        and the engine is built as it always was.
     """
 
-    def __init__(self, *, layout="dense", core="fast", max_plies=MAX_SEARCH_PLIES):
+    def __init__(self, *, layout="dense", core="fast", max_plies=MAX_SEARCH_PLIES, root_filter=False):
         options = Options("SearchEngine")
         options.choice("core", core, CORE_NAMES)
         options.choice("layout", layout, LAYOUT_NAMES)
         options.count("max_plies", max_plies, 2, MAX_SEARCH_PLIES)
         options.done()
-        self.layout, self.core, self.max_plies = layout, core, max_plies
+        self.layout, self.core, self.max_plies, self.root_filter = layout, core, max_plies, root_filter
         self.generator = MoveGenerator(layout=layout, core=core, legal=True, editable=True, order=SELECTABLE,
                                        legal_count=True)
         self.applier = MoveApplier(max_plies)
@@ -148,6 +162,7 @@ class SearchEngine(wiring.Component):
         super().__init__({
             "load": In(LoadSignature()),
             **SearchControlSignature(max_plies).members,
+            **({"root": In(RootFilter), "best_root": Out(range(MAX_MOVES))} if root_filter else {}),
         })
 
     def elaborate(self, platform):
@@ -238,6 +253,15 @@ class SearchEngine(wiring.Component):
         def count(name, by=1):
             m.d.sync += counters[name].eq(counters[name] + by)
 
+        # ---- the root filter: a countdown to the next own root move, the own moves taken, the
+        # root list's index of the next move (so of the best one)
+        filtered = self.root_filter
+        if filtered:
+            root = Signal(RootFilter)
+            root_skip, root_taken = Signal(range(MAX_MOVES)), Signal(range(MAX_MOVES + 1))
+            root_index, best_root = Signal(range(MAX_MOVES + 1)), Signal(range(MAX_MOVES))
+            m.d.comb += self.best_root.eq(best_root)
+
         idle = Signal(1)
         with m.FSM(name="search"):
             with m.State("IDLE"):
@@ -250,6 +274,9 @@ class SearchEngine(wiring.Component):
                                  depths[0].eq(self.request.depth), qs[0].eq(0),
                                  clocks[0].eq(Mux(self.request.halfmove_clock > 100, 100,
                                                   self.request.halfmove_clock))]
+                    if filtered:
+                        m.d.sync += [root.eq(self.root), root_skip.eq(self.root.first), root_taken.eq(0),
+                                     root_index.eq(0), best_root.eq(self.root.first)]
                     m.d.comb += terms.scan.eq(1)
                     m.next = "PREPARE"
             with m.State("PREPARE"):
@@ -325,8 +352,10 @@ class SearchEngine(wiring.Component):
                 with m.If(moves.valid):
                     m.d.comb += lists.write.eq(1)
                     # the root's first move (the hint's if it comes): its answer until a move raises alpha
-                    with m.If((ply == 0) & (is_hint | ((written == 0) & ~found_hint))):
-                        m.d.sync += [best.eq(moves.payload), best_valid.eq(1)]
+                    # (a filtered engine's first root move is its first own one: taken in NEXT)
+                    if not filtered:
+                        with m.If((ply == 0) & (is_hint | ((written == 0) & ~found_hint))):
+                            m.d.sync += [best.eq(moves.payload), best_valid.eq(1)]
                     with m.If(is_hint):
                         m.d.sync += found_hint.eq(1)
                     with m.Else():
@@ -364,11 +393,25 @@ class SearchEngine(wiring.Component):
                 with m.If(indices[ply] == ends[ply]):
                     m.d.sync += ret.eq(alpha)
                     m.next = "RETURN"
+                if filtered:
+                    at_root = ply == 0
+                    with m.Elif(at_root & (root_skip != 0)):      # another engine's move: passed by
+                        m.d.sync += [indices[0].eq(indices[0] + 1), root_skip.eq(root_skip - 1),
+                                     root_index.eq(root_index + 1)]
+                    with m.Elif(at_root & (root.count != 0) & (root_taken == root.count)):
+                        m.d.sync += ret.eq(alpha)       # its share taken: the root's list ends here
+                        m.next = "RETURN"
+                    with m.Elif(at_root & ~best_valid):
+                        m.next = "FIRST"        # its first own move: the answer until one raises alpha
                 with m.Elif(abort_asked | ((limit != 0) & (counters.nodes >= limit))):
                     m.d.sync += aborted.eq(1)
                     m.next = "UNWIND"
                 with m.Else():
                     m.next = "MAKE"
+            if filtered:
+                with m.State("FIRST"):      # the list word addressed in NEXT is read now
+                    m.d.sync += [best.eq(lists.read_data), best_valid.eq(1)]
+                    m.next = "NEXT"
             with m.State("MAKE"):
                 count("apply_cycles")
                 move = lists.read_data
@@ -386,6 +429,10 @@ class SearchEngine(wiring.Component):
                         clocks[below].eq(Mux(move.capture | pawn, 0,
                                              Mux(clocks[ply] >= 100, 100, clocks[ply] + 1))),
                     ]
+                    if filtered:
+                        with m.If(ply == 0):
+                            m.d.sync += [root_skip.eq(root.stride - 1), root_taken.eq(root_taken + 1),
+                                         root_index.eq(root_index + 1)]
                     m.next = "MAKING"
             with m.State("MAKING"):
                 count("apply_cycles")
@@ -419,6 +466,8 @@ class SearchEngine(wiring.Component):
                     m.d.sync += [alpha.eq(child), column.eq(0)]
                     with m.If(ply == 0):
                         m.d.sync += best.eq(made[0])
+                        if filtered:
+                            m.d.sync += best_root.eq(root_index - 1)
                     m.next = "LINE"
                 with m.Else():
                     m.next = "NEXT"
@@ -453,3 +502,133 @@ class SearchEngine(wiring.Component):
         with m.If(~idle):
             count("cycles")
         return m
+
+
+class SearchArray(wiring.Component):
+    """``engines`` search engines splitting the root moves (``docs/search.md``, "Several engines"),
+    behind :class:`SearchEngine`'s ports, node for node the model's
+    :func:`~hwmovegen.sim.model.search.split_search`.
+
+    Phase 1: engine 0 searches root move 0 alone with the request's window. Unless it failed
+    high, was aborted or the root has no move, phase 2: every engine ``k`` searches root moves
+    ``1 + k``, ``1 + k + engines``, ... with alpha raised to phase 1's score, all at once. Then the
+    engines' answers are looked at one a cycle: the answer is the one with the highest score above
+    phase 1's (ties: the best move first in root order), else phase 1's; the counters are the sums
+    over every run, ``cycles`` the array's own. Nothing else is shared: each engine has its own
+    board (all loaded at once), history memory, move lists and PV table. ``abort`` reaches every
+    engine; the node limit holds per run. The PV is read from the answering engine's table: phase
+    1's line stays in engine 0's root row unless engine 0 raises alpha in phase 2, and then phase 1
+    is not the answer.
+    """
+
+    def __init__(self, engines, *, layout="dense", core="fast", max_plies=MAX_SEARCH_PLIES):
+        options = Options("SearchArray")
+        options.count("engines", engines, 2, MAX_MOVES - 1)
+        options.done()
+        self.engines = [SearchEngine(layout=layout, core=core, max_plies=max_plies, root_filter=True)
+                        for _ in range(engines)]
+        self.layout, self.core, self.max_plies = layout, core, max_plies
+        super().__init__({
+            "load": In(LoadSignature()),
+            **SearchControlSignature(max_plies).members,
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        engines, N = self.engines, len(self.engines)
+        request = Signal(SearchRequest)
+        phase2 = Signal(1)
+        bound = Signal(Score)               # phase 1's score: phase 2's alpha
+        abort_asked = Signal(1)
+        with m.If(self.abort):
+            m.d.sync += abort_asked.eq(1)
+        for k, engine in enumerate(engines):
+            m.submodules[f"engine{k}"] = engine
+            wiring.connect(m, wiring.flipped(self.load), engine.load)
+            wiring.connect(m, wiring.flipped(self.history), engine.history)
+            m.d.comb += [
+                engine.request.eq(request), engine.request.alpha.eq(Mux(phase2, bound, request.alpha)),
+                engine.root.first.eq(Mux(phase2, 1 + k, 0)), engine.root.stride.eq(Mux(phase2, N, 1)),
+                engine.root.count.eq(Mux(phase2, 0, 1)),
+                engine.abort.eq(self.abort | abort_asked), engine.pv_index.eq(self.pv_index),
+            ]
+        results = Array(engine.result.as_value() for engine in engines)
+        tallies = Array(engine.counters.as_value() for engine in engines)
+        best_roots = Array(engine.best_root for engine in engines)
+
+        counters, result = Signal(SearchCounters), Signal(SearchResult)
+        answer, answer_root = Signal(SearchResult), Signal(range(MAX_MOVES))
+        winner = Signal(range(N))           # whose PV table is read
+        improved = Signal(1)                # an engine's answer is taken
+        aborted = Signal(1)                 # any run was
+        finished = Signal(N)
+        at = Signal(range(N))
+        m.d.comb += [self.counters.eq(counters), self.result.eq(result),
+                     self.pv_move.eq(Array(engine.pv_move.as_value() for engine in engines)[winner])]
+
+        idle = Signal(1)
+        with m.FSM(name="split"):
+            with m.State("IDLE"):
+                m.d.comb += idle.eq(1)
+                with m.If(self.start):
+                    m.d.sync += [request.eq(self.request), phase2.eq(0), abort_asked.eq(0), counters.eq(0),
+                                 counters.cycles.eq(1), winner.eq(0), improved.eq(0), finished.eq(0)]
+                    m.next = "FIRST"
+            with m.State("FIRST"):
+                m.d.comb += engines[0].start.eq(1)
+                m.next = "PHASE1"
+            with m.State("PHASE1"):
+                with m.If(engines[0].done):
+                    first = engines[0].result
+                    m.d.sync += [answer.eq(first), answer_root.eq(0), bound.eq(first.score),
+                                 aborted.eq(first.aborted)]
+                    for name in COUNTERS + SEARCH_COUNTER_NAMES[len(COUNTERS) + 1:]:
+                        m.d.sync += counters[name].eq(engines[0].counters[name])
+                    with m.If(abort_asked | first.aborted | ~first.best_valid | (first.score >= request.beta)):
+                        m.next = "FINISH"
+                    with m.Else():
+                        m.d.sync += phase2.eq(1)
+                        m.next = "SPLIT"
+            with m.State("SPLIT"):
+                m.d.comb += [engine.start.eq(1) for engine in engines]
+                m.next = "PHASE2"
+            with m.State("PHASE2"):
+                dones = Cat(engine.done for engine in engines)
+                m.d.sync += [finished.eq(finished | dones), at.eq(0)]
+                with m.If((finished | dones).all()):
+                    m.next = "COMBINE"
+            with m.State("COMBINE"):        # engine `at`'s answer and counters
+                theirs, tally = SearchResult(results[at]), SearchCounters(tallies[at])
+                with m.If((theirs.score > answer.score) |
+                          (improved & (theirs.score == answer.score) & (best_roots[at] < answer_root))):
+                    m.d.sync += [answer.eq(theirs), answer_root.eq(best_roots[at]), winner.eq(at),
+                                 improved.eq(1)]
+                with m.If(theirs.aborted):
+                    m.d.sync += aborted.eq(1)
+                for name in COUNTERS + SEARCH_COUNTER_NAMES[len(COUNTERS) + 1:]:
+                    m.d.sync += counters[name].eq(counters[name] + tally[name])
+                m.d.sync += at.eq(at + 1)
+                with m.If(at == N - 1):
+                    m.next = "FINISH"
+            with m.State("FINISH"):
+                score = answer.score
+                m.d.sync += [result.eq(answer), result.aborted.eq(aborted),
+                             result.bound.eq(Mux(score >= request.beta, BOUNDS.index("lower"),
+                                                 Mux(score <= request.alpha, BOUNDS.index("upper"),
+                                                     BOUNDS.index("exact"))))]
+                m.next = "DONE"
+            with m.State("DONE"):
+                m.d.comb += self.done.eq(1)
+                m.next = "IDLE"
+        m.d.comb += self.busy.eq(~idle)
+        with m.If(~idle):
+            m.d.sync += counters.cycles.eq(counters.cycles + 1)
+        return m
+
+
+def search_design(config):
+    """The search hardware ``config`` names: its ``search_engines`` on its layout and core (one: a
+    :class:`SearchEngine`, more: a :class:`SearchArray`)."""
+    if config.search_engines == 1:
+        return SearchEngine(layout=config.layout, core=config.core)
+    return SearchArray(config.search_engines, layout=config.layout, core=config.core)

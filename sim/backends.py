@@ -29,7 +29,7 @@ from .cxxrtl import CxxrtlBackend, CxxrtlPerft, CxxrtlSearch, VerilatorBackend, 
 from .harness import toolchain
 from .harness.backend import Backend, ModelBackend, PerftSimulator, PysimBackend, PysimPerft
 from .harness.search import PysimSearch
-from .model.search import search
+from .model.search import search, split_search
 
 __all__ = ["Backend", "ModelBackend", "PysimBackend", "PerftSimulator", "Offer", "REGISTRY", "BACKENDS",
            "HARDWARE_BACKENDS", "PERFT_BACKENDS", "DEFAULT_BACKEND", "offer", "resolve",
@@ -67,7 +67,9 @@ class Offer(NamedTuple):
 
 
 class ModelSearch:
-    """The golden model's search (the core does not change it: every core emits the same moves)."""
+    """The golden model's search (the core does not change it: every core emits the same moves);
+    with ``config.search_engines`` > 1, its split over that many engines
+    (:func:`~hwmovegen.sim.model.search.split_search`)."""
     name = "model"
     hardware = False
 
@@ -78,7 +80,8 @@ class ModelSearch:
         """Nothing to build."""
 
     def run(self, request, stop=None):
-        return search(request, stop)
+        engines = self.config.search_engines
+        return search(request, stop) if engines == 1 else split_search(request, engines, stop)
 
 
 class HardwareSearch:
@@ -221,11 +224,11 @@ def search_backends():
     return tuple(name for name, entry in REGISTRY.items() if entry.search)
 
 
-def get_search_backend(name, core="fast", log=None):
-    """The search engine of backend ``name`` (:func:`resolve`d) on the ``core``; KeyError, one line,
-    for a name without one."""
+def get_search_backend(name, core="fast", log=None, engines=1):
+    """The search engine of backend ``name`` (:func:`resolve`d) on the ``core``, ``engines`` of them
+    splitting the root moves; KeyError, one line, for a name without one."""
     name = resolve(name, log)
     engine = REGISTRY[name].search
     if engine is None:
         raise KeyError(f"backend {name!r} has no search engine (choose from {', '.join(search_backends())})")
-    return engine(GeneratorConfig(core=core), log=log)
+    return engine(GeneratorConfig(core=core, search_engines=engines), log=log)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from .geometry import PieceType
 from .layouts import LAYOUTS
+from .search import MAX_SEARCH_ENGINES
 
 __all__ = ["CoreContract", "CORE_CONTRACTS", "core_contract", "CORE_NAMES", "LAYOUT_NAMES", "LAYOUT_IDS", "GeneratorConfig",
            "ORDERS", "ORDER_BINS", "CAPTURE_BINS", "capture_bin", "PROMOTION_BIN", "QUIET_BIN", "ORDER_LATENCY",
@@ -113,7 +114,9 @@ class GeneratorConfig:
     host link's GENERATE flags choose it per position). ``perft_engines``: the engines of the
     perft array (0: none, a generator alone, as a board without ``--perft``).
     ``count_leaves``: the perft engines count the last ply instead of streaming it (the target
-    decides; the UP5K has no room).
+    decides; the UP5K has no room). ``search_engines``: the search engines splitting the root
+    moves (1: the one :class:`~hwmovegen.rtl.search.SearchEngine`, built as it always was; more:
+    a :class:`~hwmovegen.rtl.search.SearchArray`).
     """
     layout: str = "dense"
     core: str = "walker"
@@ -122,6 +125,7 @@ class GeneratorConfig:
     perft_engines: int = 0
     max_plies: int = MAX_PLIES
     count_leaves: bool = True
+    search_engines: int = 1
 
     def __post_init__(self):
         _choices("layout", self.layout, LAYOUT_NAMES)
@@ -132,6 +136,8 @@ class GeneratorConfig:
             raise ValueError(f"max_plies {self.max_plies} is outside 1 to {MAX_PLIES}")
         if self.perft_engines < 0:
             raise ValueError(f"perft_engines {self.perft_engines} is below 0")
+        if not 1 <= self.search_engines <= MAX_SEARCH_ENGINES:
+            raise ValueError(f"search_engines {self.search_engines} is outside 1 to {MAX_SEARCH_ENGINES}")
 
     @property
     def contract(self):

@@ -6,7 +6,7 @@ mated at ply ``p`` (the root is ply 0) scores ``-(MATE - p)``; ``INF`` bounds th
 """
 
 __all__ = ["MATE", "INF", "MATE_BOUND", "SCORE_BITS", "DEFAULT_QUIESCENCE", "MAX_QUIESCENCE", "MAX_DEPTH",
-           "MAX_SEARCH_PLIES", "MAX_HISTORY", "COUNTERS", "BOUNDS", "is_mate", "mate_in"]
+           "MAX_SEARCH_PLIES", "MAX_HISTORY", "MAX_SEARCH_ENGINES", "COUNTERS", "BOUNDS", "is_mate", "mate_in"]
 
 MATE = 32000
 INF = MATE + 1              # the full window (-INF, INF): no score reaches it
@@ -18,6 +18,7 @@ MAX_QUIESCENCE = 8
 MAX_DEPTH = 8               # the full-width depth a request may ask for
 MAX_SEARCH_PLIES = MAX_DEPTH + MAX_QUIESCENCE + 1     # a search stack's entries: the root, then a ply each
 MAX_HISTORY = 100           # earlier positions a request may carry: the fifty-move rule's 100 plies
+MAX_SEARCH_ENGINES = 16     # engines splitting the root moves (docs/search.md), at most
 
 COUNTERS = ("nodes", "qnodes", "cutoffs", "generations")     # every counter but cycles, in output order
 BOUNDS = ("exact", "lower", "upper")                         # the root's score against the request's window

@@ -103,3 +103,16 @@ def search_engine():
     engine = HardwareSearch(VerilatorSearch, GeneratorConfig(core="fast"))
     engine.prepare()
     return engine
+
+
+@pytest.fixture(scope="session")
+def search_array():
+    """Two search engines splitting the root moves (a SearchArray, fast core) compiled with Verilator
+    once for the whole run (99 s of Verilator and g++ here on an idle machine, 166 s loaded): the model
+    ``hwmovegen search --engines 2 --backend verilator`` and ``bench search --engines 2`` load."""
+    from hwmovegen.sim.backends import HardwareSearch
+    from hwmovegen.sim.cxxrtl import VerilatorSearch
+    from hwmovegen.tables.contracts import GeneratorConfig
+    engine = HardwareSearch(VerilatorSearch, GeneratorConfig(core="fast", search_engines=2))
+    engine.prepare()
+    return engine

@@ -123,13 +123,17 @@ def build_leafcount_model(log=None, simulator="cxxrtl"):
 
 def build_search_model(config, log=None, simulator="cxxrtl"):
     """Path of the compiled shared library of the :class:`~hwmovegen.rtl.search.SearchEngine` on the
-    generator ``config`` names (its layout and core)."""
-    from ...rtl.search import SearchEngine
+    generator ``config`` names (its layout and core), or of its ``search_engines`` in a
+    :class:`~hwmovegen.rtl.search.SearchArray`."""
+    from ...rtl.search import search_design
     config = config.canonical()
-    return _compile(f"search-{config.core}-{config.layout}", "search_driver.cc",
-                    lambda share: design_rtlil(SearchEngine(layout=config.layout, core=config.core), share=share),
-                    f"the search engine ({config.core} core, {_layout_words(config)})", log, SEARCH_CXXFLAGS,
-                    simulator)
+    engines = config.search_engines
+    return _compile(f"search{'' if engines == 1 else engines}-{config.core}-{config.layout}", "search_driver.cc",
+                    lambda share: design_rtlil(search_design(config), share=share,
+                                               copies=[f"engine{k}" for k in range(engines)] if engines > 1 else ()),
+                    ("the search engine (" if engines == 1 else f"the search array ({engines} engines, ") +
+                    f"{config.core} core, {_layout_words(config)})", log,
+                    SEARCH_CXXFLAGS, simulator)
 
 
 def build_hostlink_model(config, divisor, idle_timeout, log=None, search=False):

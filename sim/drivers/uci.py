@@ -13,7 +13,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ...tables.search import DEFAULT_QUIESCENCE, INF, MATE, MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE, is_mate
+from ...tables.search import (DEFAULT_QUIESCENCE, INF, MATE, MAX_DEPTH, MAX_HISTORY, MAX_QUIESCENCE,
+                              MAX_SEARCH_ENGINES, is_mate)
 from ..model import Position, PositionError, generate, parse_fen
 from ..model.order import order_moves
 from ..model.search import SearchRequest, SearchResult, format_score, halfmove_after, key
@@ -24,7 +25,7 @@ __all__ = ["Game", "GoLimits", "UciEngine", "parse_go", "time_budget", "OPTIONS"
 ENGINE_NAME = "hwmovegen"
 ENGINE_AUTHOR = "the hwmovegen authors"
 DEFAULT_MOVES_TO_GO = 30    # the moves a clock without movestogo is shared over
-MAX_ENGINES = 64
+MAX_ENGINES = MAX_SEARCH_ENGINES     # the Engines option: search engines splitting the root moves
 
 # name: (type, default, min, max); spins are whole numbers
 OPTIONS = {
@@ -368,15 +369,19 @@ class _Worker(threading.Thread):
 
 class UciEngine:
     """The protocol: ``handle(line)`` for each line from the GUI, ``write(text)`` for each line
-    sent. ``backend``: a search backend (``run(request, stop)``)."""
+    sent. ``backend``: a search backend (``run(request, stop)``) of ``engines`` engines;
+    ``split(n)``: the same backend with ``n`` engines splitting the root moves (the
+    ``Engines`` option; None: the backend has the one engine it has, and says so)."""
 
-    def __init__(self, backend, write, backend_name=None):
+    def __init__(self, backend, write, backend_name=None, split=None, engines=1):
         self.backend = backend
+        self.split = split
         self.backend_name = backend_name or backend.name
         self._write = write
         self._out = threading.Lock()
         self._state = threading.Lock()
         self.options = {name: spec[1] for name, spec in OPTIONS.items()}
+        self.options["Engines"] = self.engines = engines      # (uci --engines N: its default)
         self.game = Game.start()
         self.worker = None
         self.done = False
@@ -416,6 +421,7 @@ class UciEngine:
         self.send(f"id author {ENGINE_AUTHOR}")
         for name, (kind, default, low, high) in OPTIONS.items():
             if kind == "spin":
+                default = self.engines if name == "Engines" else default
                 self.send(f"option name {name} type spin default {default} min {low} max {high}")
             else:
                 self.send(f"option name {name} type check default {str(default).lower()}")
@@ -453,9 +459,14 @@ class UciEngine:
             raise UciInputError(f"setoption {match}: expected a whole number, not {value!r}") from None
         if not low <= number <= high:
             raise UciInputError(f"setoption {match}: {number} is outside {low} to {high}")
+        if match == "Engines" and number != self.options[match]:
+            if self.split is None:
+                self.say(f"Engines {number}: the {self.backend_name} backend searches with "
+                         f"{self.options[match]} engine{'s' if self.options[match] > 1 else ''}")
+                return
+            self._stop_and_join()
+            self.backend = self.split(number)
         self.options[match] = number
-        if match == "Engines" and number != 1:     # no backend splits the root among engines yet
-            self.say(f"Engines {number}: the {self.backend_name} backend searches with one engine")
 
     def _ucinewgame(self, rest):
         self._stop_and_join()

@@ -79,12 +79,13 @@ def result_from_words(result_word, counters_word, pv_words):
 
 
 class PysimSearch:
-    """A SearchEngine in Amaranth's simulator (``dut``)."""
+    """A SearchEngine (a SearchArray with ``config.search_engines`` > 1) in Amaranth's simulator
+    (``dut``)."""
     name = "pysim"
 
     def __init__(self, config=GeneratorConfig(core="fast"), log=None):
-        from ...rtl.search import SearchEngine      # elaborated only when a search is simulated
-        self.dut = SearchEngine(layout=config.layout, core=config.core)
+        from ...rtl.search import search_design     # elaborated only when a search is simulated
+        self.dut = search_design(config)
 
     def prepare(self):
         """Nothing to build: the design is elaborated with the simulator."""

@@ -33,17 +33,17 @@ The rules this module fixes where the specification leaves a choice:
   at every node): its best move and PV are those of the moves before it.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...tables.eval import evaluate
-from ...tables.search import BOUNDS, DEFAULT_QUIESCENCE, INF, MATE, mate_in, is_mate
+from ...tables.search import BOUNDS, COUNTERS, DEFAULT_QUIESCENCE, INF, MATE, mate_in, is_mate
 from ...tables.zobrist import position_key
 from .legality import attacked
 from .movegen import Position, generate
 from .order import order_moves
 
-__all__ = ["SearchRequest", "SearchResult", "search", "static_eval", "key", "in_check", "halfmove_after",
-           "format_score"]
+__all__ = ["SearchRequest", "SearchResult", "SplitResult", "search", "split_search", "split_requests",
+           "static_eval", "key", "in_check", "halfmove_after", "format_score"]
 
 _PAWN, _KING = 1, 6
 
@@ -80,7 +80,10 @@ class SearchRequest:
     """What a search is asked: the root, the full-width depth, the window, a node limit (0: none),
     a move to search first (UCI; ignored unless legal), the halfmove clock at the root, the keys of
     the game's earlier positions since the last irreversible move (the root's excluded), and the
-    quiescence cap Q."""
+    quiescence cap Q. ``root_first``, ``root_stride``, ``root_count``: the root moves this search
+    takes, of the ordered root list (the hint first): moves ``root_first``, ``root_first +
+    root_stride``, ... at most ``root_count`` of them (0: all); the others are skipped, counted
+    nowhere (the defaults take every move: a plain search; :func:`split_search` sets them)."""
     position: Position
     depth: int
     alpha: int = -INF
@@ -90,6 +93,9 @@ class SearchRequest:
     halfmove: int = 0
     history: tuple = ()
     quiescence: int = DEFAULT_QUIESCENCE
+    root_first: int = 0
+    root_stride: int = 1
+    root_count: int = 0
 
     def __post_init__(self):
         if self.depth < 1:
@@ -98,6 +104,13 @@ class SearchRequest:
             raise ValueError(f"the window needs -{INF} <= alpha < beta <= {INF}, not ({self.alpha}, {self.beta})")
         if self.node_limit < 0 or self.quiescence < 0 or self.halfmove < 0:
             raise ValueError("the node limit, the quiescence cap and the halfmove clock cannot be negative")
+        if self.root_first < 0 or self.root_stride < 1 or self.root_count < 0:
+            raise ValueError("the root filter needs root_first >= 0, root_stride >= 1, root_count >= 0")
+
+    def root_moves(self, ordered):
+        """The moves of the ordered root list ``ordered`` this search takes (the root filter)."""
+        taken = ordered[self.root_first::self.root_stride]
+        return taken[:self.root_count] if self.root_count else taken
 
 
 @dataclass
@@ -187,7 +200,8 @@ class _Search:
         if not moves:
             return -(MATE - ply) if in_check(position) else 0
         if ply == 0:
-            self.root_moves = moves
+            self.root_order = moves
+            moves = self.root_moves = self.request.root_moves(moves)
         return self._each(position, moves, clock, node_key, depth, alpha, beta, ply, None)
 
     def quiesce(self, position, clock, alpha, beta, ply, q):
@@ -238,7 +252,7 @@ def search(request, stop=None):
     ``stop``: read before each make (``stop.is_set()``); once set, the search aborts as at the
     node limit (for the UCI host's ``stop`` and its clock)."""
     run = _Search(request, stop)
-    run.root_moves, run.root_alpha = [], request.alpha
+    run.root_moves, run.root_order, run.root_alpha = [], [], request.alpha
     aborted = False
     try:
         score = run.search(request.position, request.halfmove, request.depth, request.alpha, request.beta, 0)
@@ -247,4 +261,55 @@ def search(request, stop=None):
     pv = run.pv.get(0, [])      # the root's row: empty unless a completed root move raised alpha
     best = pv[0] if pv else run.root_moves[0] if run.root_moves else None
     bound = BOUNDS[1] if score >= request.beta else BOUNDS[2] if score <= request.alpha else BOUNDS[0]
-    return SearchResult(best, score, bound, list(pv), run.nodes, run.qnodes, run.cutoffs, run.generations, aborted)
+    result = SearchResult(best, score, bound, list(pv), run.nodes, run.qnodes, run.cutoffs, run.generations, aborted)
+    # where the best move stands in the ordered root list (a split's tie-break)
+    result.root_index = run.root_order.index(best) if best is not None else None
+    return result
+
+
+@dataclass
+class SplitResult(SearchResult):
+    """:func:`split_search`'s answer: the combined result, with the runs it combines: ``first``
+    (phase 1, root move 0 alone) and ``engines`` (phase 2, engine by engine; empty when phase 1
+    ended the search) and ``winner`` (the engine whose answer it is, None: phase 1's)."""
+    first: SearchResult = None
+    engines: list = field(default_factory=list)
+    winner: int | None = None
+
+
+def split_requests(request, engines, bound=None):
+    """The requests of a split over ``engines`` engines: phase 1's (``bound`` None), or, given
+    phase 1's score ``bound``, phase 2's, one per engine: engine ``k`` takes root moves ``1 + k``,
+    ``1 + k + engines``, ... with alpha raised to ``bound``."""
+    if bound is None:
+        return replace(request, root_first=0, root_stride=1, root_count=1)
+    return [replace(request, alpha=bound, root_first=1 + k, root_stride=engines, root_count=0)
+            for k in range(engines)]
+
+
+def split_search(request, engines, stop=None):
+    """``request`` searched by ``engines`` engines side by side (``docs/search.md``, "Several
+    engines"): phase 1 searches root move 0 alone with the request's window; unless it failed
+    high, was aborted or the root has no move, phase 2 gives each engine its share of the other
+    root moves (:func:`split_requests`) against phase 1's score. The answer is the engine's with
+    the highest score above that bound (ties: the best move first in root order), else phase
+    1's; the counters are the sums over every run; ``aborted`` if any run was. The node limit
+    holds per run; ``stop`` reaches every run. A :class:`SplitResult`."""
+    if engines < 1:
+        raise ValueError(f"engines must be at least 1, not {engines}")
+    first = search(split_requests(request, engines), stop)
+    runs, winner, answer = [], None, first
+    if not first.aborted and first.best is not None and first.score < request.beta:
+        runs = [search(each, stop) for each in split_requests(request, engines, first.score)]
+        for index, run in enumerate(runs):
+            if run.score > answer.score or winner is not None and run.score == answer.score and \
+                    run.root_index < answer.root_index:
+                winner, answer = index, run
+    every = [first, *runs]
+    score = answer.score
+    bound = BOUNDS[1] if score >= request.beta else BOUNDS[2] if score <= request.alpha else BOUNDS[0]
+    result = SplitResult(answer.best, score, bound, list(answer.pv),
+                         *(sum(getattr(run, name) for run in every) for name in COUNTERS),
+                         any(run.aborted for run in every), first=first, engines=runs, winner=winner)
+    result.root_index = answer.root_index
+    return result

@@ -108,6 +108,27 @@ def test_a_design_that_does_not_fit_says_what_its_netlist_needs(monkeypatch):
         "cells and 30 block RAMs)")
 
 
+def test_synth_search_engines_builds_the_array_and_keeps_its_report_apart(tmp_path, monkeypatch, capsys):
+    """``synth --search --engines 2`` hands the flow a SearchArray of two engines and keeps its verdict
+    apart from the one engine's (the flow stubbed: placing two engines takes hours)."""
+    from amaranth.hdl import Fragment
+    from hwmovegen.rtl.search import SearchArray
+    monkeypatch.setattr(synth_module, "cache_dir", lambda *parts: tmp_path)
+    designs = []
+
+    def overflow(platform, top, *args, **kwargs):
+        Fragment.get(top, platform)     # elaborated (the array, its engines), not placed
+        designs.append(top.core)
+        raise DoesNotFit("the placer ran out of TRELLIS_COMB", {})
+    monkeypatch.setattr(synth_module, "run_flow", overflow)
+    assert main(["synth", "--target", "ecp5-85f", "--core", "fast", "--search", "--engines", "2"]) == 2
+    assert "the search array of 2 engines (fast core) does not fit" in capsys.readouterr().err
+    assert isinstance(designs[0], SearchArray) and len(designs[0].engines) == 2
+    verdict = saved_report("ecp5-85f", GeneratorConfig(core="fast", search_engines=2), search=True)
+    assert verdict["search_engines"] == 2 and "search array of 2 engines" in verdict["does_not_fit"]
+    assert saved_report("ecp5-85f", GeneratorConfig(core="fast"), search=True) is None
+
+
 # One build per board: the walker on the ULX3S is the walker placed on the same ECP5 as synth's report
 # (test_synth_report_agrees_with_tables) plus the host link that the ULX3S's fast build places there too.
 @pytest.mark.parametrize("board, suffix, core", [("icebreaker", ".bin", "walker"), ("ulx3s-85f", ".bit", "fast")])

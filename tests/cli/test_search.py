@@ -3,11 +3,12 @@
 import json
 
 import chess
+import pytest
 
 from hwmovegen.cli import main
 from hwmovegen.sim.model import Position
 from hwmovegen.sim import backends as search_backends
-from hwmovegen.sim.model.search import SearchRequest, search
+from hwmovegen.sim.model.search import SearchRequest, search, split_search
 from hwmovegen.sim.backends import get_search_backend, register_search
 
 from ..helpers import KIWIPETE
@@ -77,3 +78,20 @@ def test_a_backend_registers(monkeypatch):
     register_search("pysim", Echo)
     assert get_search_backend("pysim", core="fast").core == "fast"
     assert "pysim" in search_backends.search_backends()
+
+
+def test_engines_split_the_root(capsys):
+    code, out, err = run(capsys, "search", "--fen", KIWIPETE, "--depth", "1", "--engines", "2", "--json")
+    model = split_search(SearchRequest(Position.from_fen(KIWIPETE), 1), 2)
+    assert code == 0 and err == "" and model.engines
+    assert json.loads(out) == {"fen": KIWIPETE, "backend": "model", "engines": 2, "depth": 1, "quiescence": 4,
+                               "window": [-32001, 32001], **model.as_dict()}
+    code, out, _ = run(capsys, "search", "--fen", BACK_RANK, "--depth", "2", "--engines", "3")
+    rows = dict(line.split(None, 1) for line in out.splitlines())
+    assert code == 0 and rows["engines"] == "3, splitting the root moves" and rows["score"] == "mate 1 (exact)"
+
+
+@pytest.mark.parametrize("value, message", [("0", "at least 1"), ("17", "at most 16"), ("two", "whole number")])
+def test_bad_engines_are_one_line(capsys, value, message):
+    code, out, err = run(capsys, "search", "--fen", BACK_RANK, "--depth", "1", "--engines", value)
+    assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1

@@ -48,3 +48,19 @@ def test_a_saved_synth_search_report_projects_nodes_per_second(monkeypatch, tmp_
     assert projection(result, 40.0) == {"cycles_per_node": 25.0, "fmax_mhz": 40.0, "projected_nodes_per_s": 1_600_000}
     assert projection(result, None) == {"cycles_per_node": 25.0}
     assert projection(SearchResult(None, 0, "exact", nodes=100), 40.0) == {}
+
+
+def test_engines_on_the_compiled_array(capsys, search_array):
+    """``search --engines 2 --backend verilator``: the array the session's ``search_array`` built,
+    its answer the model's split but for the cycles; ``bench search --engines 2`` measures it."""
+    common = ("search", "--fen", MATE_IN_ONE, "--depth", "2", "--core", "fast", "--engines", "2", "--json")
+    model = _json(capsys, *common)
+    hardware = _json(capsys, *common, "--backend", "verilator")
+    cycles = hardware.pop("cycles")
+    assert hardware.pop("cycles_per_node") == round(cycles / hardware["nodes"], 2)
+    assert hardware.pop("backend") == "verilator" and model.pop("backend") == "model"
+    assert hardware == model and model["engines"] == 2 and model["score_text"] == "mate 1"
+    assert main(["bench", "search", "--engines", "2", "--depth", "1", "--core", "fast", "--json"]) == 0
+    *rows, total = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert total["engines"] == 2 and total["total"]["nodes"] == sum(row["nodes"] for row in rows)
+    assert all(row["engines"] == 2 and row["cycles"] > row["nodes"] for row in rows)

@@ -299,8 +299,31 @@ def test_score_summary_and_openings():
     (["match", "--games", "0"], "at least 1"),
     (["match", "--depth", "2", "--nodes", "100"], "not allowed with"),
     (["match", "--opponent-depth", "9"], "at most 8"),
+    (["uci", "--engines", "0"], "at least 1"),
+    (["uci", "--engines", "2", "--sim"], "one search engine"),
 ])
 def test_bad_options_are_one_line(capsys, argv, message):
     code = main(argv)
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_engines_option_splits_the_root():
+    """``setoption name Engines value 2`` (and ``uci --engines 2``): each iteration is the model's
+    split over two engines (``split_search``), not its plain search."""
+    from hwmovegen.sim.model.search import split_search
+    for argv, options in ((UCI, {"Engines": 2}), (UCI + ["--engines", "2"], {})):
+        process = chess.engine.SimpleEngine.popen_uci(argv, timeout=30)
+        try:
+            assert process.options["Engines"].default == (2 if not options else 1)
+            process.configure(options)
+            played = process.play(chess.Board(KIWIPETE), chess.engine.Limit(depth=2), info=chess.engine.INFO_ALL)
+        finally:
+            process.quit()
+        game, hint, nodes = Game.start(KIWIPETE), None, 0
+        for level in (1, 2):
+            result = split_search(game.request(level, hint=hint), 2)
+            nodes, hint = nodes + result.nodes, result.best.uci()
+        assert played.move.uci() == result.best.uci() and played.info["nodes"] == nodes
+        assert [move.uci() for move in played.info["pv"]] == [move.uci() for move in result.pv]
+        assert nodes != hinted_search(KIWIPETE, 2)[1]

@@ -11,7 +11,7 @@ import pytest
 from hwmovegen.sim.backends import HardwareSearch
 from hwmovegen.sim.harness.search import PysimSearch
 from hwmovegen.sim.model import Position
-from hwmovegen.sim.model.search import SearchRequest, search
+from hwmovegen.sim.model.search import SearchRequest, search, split_search
 from hwmovegen.tables.contracts import GeneratorConfig
 from hwmovegen.tables.eval import taper
 from hwmovegen.tables.search import MATE
@@ -104,3 +104,35 @@ def test_abort_stops_before_the_next_make(after):
     assert model.aborted and hardware.best == model.best and hardware.score == model.score
     if after == 0:
         assert hardware.nodes == 1 and hardware.as_dict() == {**model.as_dict(), "cycles": hardware.cycles}
+
+
+def split_exact(request, engines=2):
+    """The search array's answer to ``request``, checked equal to the model's split over as many
+    engines on best move, score, bound, PV and every counter (the sums over every run); with the
+    model's split returned."""
+    model = split_search(request, engines)
+    hardware = PysimSearch(GeneratorConfig(core="fast", search_engines=engines)).search(request)
+    assert hardware.as_dict() == {**model.as_dict(), "cycles": hardware.cycles}
+    assert hardware.pv == model.pv
+    counters = hardware.hardware
+    assert counters["first_move_cycles"] <= counters["generate_cycles"]
+    return hardware, model
+
+
+@pytest.mark.parametrize("fen, depth, engines, winner", [
+    (MATE_IN_ONE, 1, 2, 1),                                 # engine 1's move mates: its PV is read
+    (MATE_IN_ONE, 1, 3, 2),
+    ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", 2, 2, None),         # stalemated root: phase 1 alone
+])       # (pysim elaborates the array for every search: the compiled sweep, tests/sim/test_hwsplit.py, has more)
+def test_search_array_matches_the_models_split(fen, depth, engines, winner):
+    hardware, model = split_exact(SearchRequest(Position.from_fen(fen), depth), engines)
+    assert model.winner == winner
+    if depth == 1 and model.engines:        # the split's cost: every engine generates the root
+        assert model.nodes != search(SearchRequest(Position.from_fen(fen), depth)).nodes
+
+
+def test_search_array_hint_and_node_limit():
+    position = Position.from_fen(MATE_IN_ONE)
+    _, model = split_exact(SearchRequest(position, 1, hint="a1a8", node_limit=4))
+    assert model.winner is None and model.score == MATE - 1 and model.aborted      # the hint's mate stands
+    assert model.engines and all(run.nodes <= 4 for run in model.engines)
