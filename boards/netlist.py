@@ -293,8 +293,17 @@ class Difference:
         return f"DIFFERENCE: {self.fen}\n  {self.what}: RTL {self.rtl}, netlist {self.netlist}"
 
 
+class _Check:
+    """A check's result as JSON-ready values (its seconds rounded)."""
+
+    def as_dict(self):
+        out = asdict(self)
+        out["seconds"] = round(self.seconds, 1)
+        return out
+
+
 @dataclass
-class NetlistCheck:
+class NetlistCheck(_Check):
     target: str
     stage: str
     core: str
@@ -308,10 +317,6 @@ class NetlistCheck:
     seconds: float = 0.0
     differences: list = field(default_factory=list)
 
-    def as_dict(self):
-        out = asdict(self)
-        out["seconds"] = round(self.seconds, 1)
-        return out
 
 
 def _differences(fen, rtl, netlist):
@@ -381,7 +386,7 @@ def perft_trees():
 
 
 @dataclass
-class PerftNetlistCheck:
+class PerftNetlistCheck(_Check):
     target: str
     stage: str
     core: str
@@ -394,10 +399,6 @@ class PerftNetlistCheck:
     seconds: float = 0.0
     differences: list = field(default_factory=list)
 
-    def as_dict(self):
-        out = asdict(self)
-        out["seconds"] = round(self.seconds, 1)
-        return out
 
 
 def check_perft_netlist(target, config, trees=None, stage="synth", log=None, progress=None, tamper=None, rtl=None):

@@ -210,17 +210,11 @@ def _check_netlist(args):
         return _check_perft_netlist(args)
     chosen = config(args, order=RATE_ORDER if args.order else None)
     boards = [record.board for record in cpw_records()] + random_boards(args.random, seed=1)
-    bar = progress(args, len(boards))
-    try:
-        result = check_netlist(args.target, chosen, boards, args.check_netlist, ready_probability=args.ready,
-                               seed=args.seed, log=log(args), progress=bar.update)
-    finally:
-        bar.close()
+    result = _run_check(args, len(boards), "pos", lambda update: check_netlist(
+        args.target, chosen, boards, args.check_netlist, ready_probability=args.ready, seed=args.seed,
+        log=log(args), progress=update))
     if args.json:
-        print(json.dumps(result.as_dict()))
         return 1 if result.differences else 0
-    if result.differences:
-        print(result.differences[0].report())
     parts = (", legality stage" if result.legal else "") + (f", {result.order} order" if result.order else "")
     print_rows([
         ("netlist", f"{result.stage} netlist on the {result.target} ({result.core} core, {result.layout} layout{parts})"),
@@ -234,23 +228,31 @@ def _check_netlist(args):
     return 1 if result.differences else 0
 
 
+def _run_check(args, total, unit, check):
+    """``check(update)``'s netlist check under a progress bar of ``total`` ``unit``s; printed as one
+    JSON object with --json, else its first difference (if any) before the caller's rows."""
+    bar = progress(args, total, unit=unit)
+    try:
+        result = check(bar.update)
+    finally:
+        bar.close()
+    if args.json:
+        print(json.dumps(result.as_dict()))
+    elif result.differences:
+        print(result.differences[0].report())
+    return result
+
+
 def _check_perft_netlist(args):
     if args.order:
         raise CliError("--order: the perft array has no ordering stage (leave out --order or --perft-engines)")
     if args.ready != 1:
         raise CliError("--ready: the perft array streams nothing to the host (leave it out with --perft-engines)")
     trees = perft_trees()
-    bar = progress(args, len(trees), unit="tree")
-    try:
-        result = check_perft_netlist(args.target, _flag_config(args), trees, args.check_netlist, log=log(args),
-                                     progress=bar.update)
-    finally:
-        bar.close()
+    result = _run_check(args, len(trees), "tree", lambda update: check_perft_netlist(
+        args.target, _flag_config(args), trees, args.check_netlist, log=log(args), progress=update))
     if args.json:
-        print(json.dumps(result.as_dict()))
         return 1 if result.differences else 0
-    if result.differences:
-        print(result.differences[0].report())
     print_rows([
         ("netlist", f"{result.stage} netlist on the {result.target} (perft array of {result.engines} "
                     f"engine{'s' if result.engines > 1 else ''}, {result.core} core, {result.layout} layout)"),

@@ -60,6 +60,12 @@ its ``done``), ``first_move_cycles`` (of those, until its first move or its ``do
 ``draw_cycles`` (scanning the history memory)."""
 
 
+def _bound(score, request):
+    """The index into BOUNDS of ``score`` against the request's window (as the model reports it)."""
+    return Mux(score >= request.beta, BOUNDS.index("lower"),
+               Mux(score <= request.alpha, BOUNDS.index("upper"), BOUNDS.index("exact")))
+
+
 class SearchRequest(data.Struct):
     """What a search is asked: sampled with ``start``."""
     depth: range(MAX_DEPTH + 1)                 # full-width plies, 1 to MAX_DEPTH
@@ -490,8 +496,7 @@ class SearchEngine(wiring.Component):
                     result.best.eq(best), result.best_valid.eq(best_valid),
                     result.score.eq(score), result.aborted.eq(aborted),
                     result.pv_length.eq(pv_lengths[0]),
-                    result.bound.eq(Mux(score >= request.beta, BOUNDS.index("lower"),
-                                        Mux(score <= request.alpha, BOUNDS.index("upper"), BOUNDS.index("exact")))),
+                    result.bound.eq(_bound(score, request)),
                 ]
                 m.next = "DONE"
             with m.State("DONE"):
@@ -613,9 +618,7 @@ class SearchArray(wiring.Component):
             with m.State("FINISH"):
                 score = answer.score
                 m.d.sync += [result.eq(answer), result.aborted.eq(aborted),
-                             result.bound.eq(Mux(score >= request.beta, BOUNDS.index("lower"),
-                                                 Mux(score <= request.alpha, BOUNDS.index("upper"),
-                                                     BOUNDS.index("exact"))))]
+                             result.bound.eq(_bound(score, request))]
                 m.next = "DONE"
             with m.State("DONE"):
                 m.d.comb += self.done.eq(1)
