@@ -14,7 +14,8 @@ from ..rtl.protocol import ErrorCode
 from ..boards.devboards import DEV_BOARDS, build_bitstream, check_search_fits
 from ..boards.synth import RATE_ORDER, RATED_STAGES, STAGES, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
-from ..boards.netlist import NETLIST_STAGES, check_netlist, check_perft_netlist, perft_trees
+from ..boards.netlist import (NETLIST_STAGES, board_requests, check_board_netlist, check_netlist, check_perft_netlist,
+                              perft_trees)
 from ..sim.model.positions import random_boards
 from ..sim.drivers.bench import python_chess_perft
 from ..sim.model import Position, generate
@@ -82,6 +83,15 @@ def register(subparsers):
                    help="with the search engine beside the generator: the host may ask for searches "
                         "(board --search, uci --port); the ULX3S-85F only")
     p.add_argument("--baud", type=positive_int, default=115_200, help="UART baud rate (default 115200)")
+    p.add_argument("--check-netlist", choices=NETLIST_STAGES, metavar="STAGE",
+                   help="instead of a bitstream: simulate the board's top level (UART, host link and the stages "
+                        "asked for, at --baud on the board's clock; its pins clock, reset, rx, tx and LED 0) as the "
+                        "netlist after STAGE (synth: Yosys's; routed: nextpnr's) in Verilator with the vendor cell "
+                        "models against the RTL's compiled model: PING, GENERATE of the CPW positions and --random "
+                        "ones, PERFT with --perft-engines, three malformed frames; every byte on tx and the cycle it "
+                        "came on compared; exit 1 on a difference")
+    p.add_argument("--random", type=whole(1, MAX_RANDOM), metavar="N", default=20,
+                   help="with --check-netlist: positions from seeded random games beside the CPW ones (default 20)")
     add_force(p)
     add_json(p)
 
@@ -264,12 +274,49 @@ def _check_perft_netlist(args):
     return 1 if result.differences else 0
 
 
+def _check_board_netlist(args):
+    if args.search:
+        raise CliError("--check-netlist: the board's top level is checked without the search engine (leave out "
+                       "--search; synth --search --check-netlist synth checks the search engine's netlist)")
+    records = cpw_records()
+    boards = [record.board for record in records] + random_boards(args.random, seed=1)
+    chosen = _flag_config(args)
+    bar = progress(args, len(board_requests(chosen, boards)), unit="request")
+    try:
+        result = check_board_netlist(args.board, chosen, boards, args.check_netlist, baud=args.baud, log=log(args),
+                                     progress=bar.update)
+    finally:
+        bar.close()
+    if args.json:
+        print(json.dumps(result.as_dict()))
+        return 1 if result.differences else 0
+    if result.differences:
+        print(result.differences[0].report())
+    parts = (", legality stage" if result.legal else "") + (", ordering stage" if result.order else "") + \
+        (f", {result.perft_engines} perft engine{'s' if result.perft_engines > 1 else ''}"
+         if result.perft_engines else "")
+    print_rows([
+        ("netlist", f"{result.stage} netlist of the {result.board}'s top level on the {result.target} "
+                    f"({result.core} core, {result.layout} layout{parts}; {args.baud} baud, {result.divisor} "
+                    f"cycles a bit)"),
+        ("against", "the RTL's compiled model (Verilator), the same bits on rx"),
+        ("requests", f"{result.requests}  ({result.bytes_in} bytes on rx, {result.bytes_out} bytes on tx compared "
+                     f"with the cycles they came on)"),
+        ("clock cycles", f"{result.clock_cycles}  (simulated)"),
+        ("differences", len(result.differences)),
+        ("seconds", f"{result.seconds:.1f}  (the simulations, after the models are built)"),
+    ])
+    return 1 if result.differences else 0
+
+
 def _layout_words(report):
     """A core without ROMs is synthesized once for every layout (its report is the first layout's)."""
     return f'{report["layout"]} layout' if core_contract(report["core"]).reads_rom else "any layout (no ROM)"
 
 
 def _build(args):
+    if args.check_netlist:
+        return _check_board_netlist(args)
     if args.search:
         check_search_fits(args.board)       # before the stages' display starts
     with stages(args, STAGES, f"the {args.board} bitstream") as stage:
