@@ -42,22 +42,25 @@ from ..rtl.search import search_design
 from ..rtl.order import order_named
 from ..rtl.protocol import FrameDecoder, FrameType, frame, generate_payload, perft_payload
 from ..rtl.types import PerftReply, unpack
-from ..rtl.uart import MIN_DIVISOR
 from ..sim.cxxrtl import (BackendUnavailable, CxxrtlBackend, CxxrtlHostLink, VerilatorBackend, VerilatorHostLink,
-                          VerilatorPerft)
+                          VerilatorPerft, VerilatorSearch)
 from ..sim.cxxrtl import build as model_build
-from ..sim.cxxrtl.bindings import generator_functions, hostlink_functions, perft_functions
+from ..sim.cxxrtl.bindings import generator_functions, hostlink_functions, perft_functions, search_functions
 from ..sim.cxxrtl.rtlil import design_rtlil
 from ..sim.drivers.compare import CHUNK, first_difference
 from ..sim.harness.toolchain import ToolMissing, cxx_compiler, tool
 from ..sim.harness.wire import counters_from_word, position_bytes
+from ..sim.model import Position
 from ..sim.model.epd import cpw_records
+from ..sim.model.search import SearchRequest
+from ..sim.model.search import search as golden_search
 from .synth import RATE_ORDER, BadRequest, SynthError, check_fits
 from .targets import TARGETS, get_target
 
 __all__ = ["NETLIST_STAGES", "NETLIST_TARGETS", "NoRoutedNetlist", "Difference", "NetlistCheck", "netlist_library",
            "NetlistBackend", "NetlistPerft", "PerftNetlistCheck", "check_netlist", "check_perft_netlist",
-           "perft_trees", "cell_models", "NetlistHostLink", "BoardNetlistCheck", "BoardRequest", "board_requests",
+           "perft_trees", "cell_models", "NetlistHostLink", "BoardNetlistCheck", "BoardRequest", "board_requests", "NetlistSearch",
+           "SearchNetlistCheck", "search_requests", "check_search_netlist",
            "check_board_netlist"]
 
 NETLIST_STAGES = ("synth", "routed")
@@ -218,7 +221,8 @@ def _what(config, search=False, link=None):
         return (f"the dev board's top level ({config.core} core{_link_stages(config, search).replace('-', ', ')}, "
                 f"{link[0]} cycles a bit)")
     if search:
-        return f"the search engine ({config.core} core)"
+        return (f"the search engine ({config.core} core)" if config.search_engines == 1 else
+                f"the search array ({config.search_engines} engines, {config.core} core)")
     if config.perft_engines:
         return f"the perft array ({config.perft_engines} engine{'s' if config.perft_engines > 1 else ''}, " \
                f"{config.core} core{'' if config.count_leaves else ', the last ply streamed'})"
@@ -236,8 +240,9 @@ def _design(config, search=False, link=None):
                 "hostlink_driver.cc",
                 f"hostlink-{config.core}{_link_stages(config, search)}-{config.layout}-d{divisor}-t{idle_timeout}")
     if search:
+        engines = config.search_engines
         return (design_rtlil(search_design(config), share=False), "search_driver.cc",
-                f"search-{config.core}-{config.layout}")
+                f"search{'' if engines == 1 else engines}-{config.core}-{config.layout}")
     if config.perft_engines:
         return (design_rtlil(PerftArray.from_config(config), share=False), "perft_driver.cc",
                 f"perft{config.perft_engines}x{config.max_plies}{'' if config.count_leaves else '-streamed'}"
@@ -569,10 +574,10 @@ def _levels(data, divisor):
     return b"".join(bytes([bit]) * divisor for byte in data for bit in [0] + [(byte >> i) & 1 for i in range(8)] + [1])
 
 
-def check_board_netlist(board_name, config, boards, stage="synth", baud=None, log=None, progress=None, tamper=None,
-                        rtl=None):
-    """The dev board ``board_name``'s top level (its UART at ``baud``, default the fastest its clock
-    divides, 4 cycles a bit) as a ``stage`` netlist against the RTL's compiled model (``rtl``, default
+def check_board_netlist(board_name, config, boards, stage="synth", baud=115_200, log=None, progress=None,
+                        tamper=None, rtl=None):
+    """The dev board ``board_name``'s top level (its UART at ``baud``, as ``build`` would build it) as a
+    ``stage`` netlist against the RTL's compiled model (``rtl``, default
     Verilator's, as the netlists' simulator: CXXRTL's model of this top sends its first reply a cycle
     later than both, a difference between the two simulators' models not yet explained): every request of :func:`board_requests` sent on both rx pins, and every byte received on
     tx compared with the cycle it completed on, until the board is idle again; return the
@@ -581,7 +586,6 @@ def check_board_netlist(board_name, config, boards, stage="synth", baud=None, lo
     board = get_dev_board(board_name)
     target = TARGETS[board.target]
     clock_hz = board.platform().default_clk_frequency
-    baud = baud or int(clock_hz // MIN_DIVISOR)
     check_baud(clock_hz, baud)
     config = config.canonical().replace(count_leaves=target.leaf_counter)
     check_fits(target, config)
@@ -649,3 +653,86 @@ def _check_rtl_reply(what, fen, reply, answers):
         published = int(what.split("(")[1].split()[0])
         if nodes != published:
             raise SynthError(f"the RTL's board counts {nodes} nodes for {what}")
+
+
+class NetlistSearch(VerilatorSearch):
+    """The search engine's ``stage`` netlist on ``target``, compiled by Verilator with the cell models
+    and driven by the search driver as the RTL's compiled engine is."""
+    name = "netlist"
+
+    def __init__(self, config, target, stage="synth", tamper=None, log=None):
+        super().__init__(config, log=log)
+        self.target, self.stage, self.tamper = target, stage, tamper
+
+    def library(self):
+        lib = search_functions(netlist_library(self.target, self.config, self.stage, self.log, self.tamper,
+                                               search=True))
+        self._words = lib.hwmg_request_words(), lib.hwmg_result_words(), lib.hwmg_counter_words()
+        return lib
+
+
+@dataclass
+class SearchNetlistCheck:
+    target: str
+    stage: str
+    core: str
+    layout: str
+    searches: list = field(default_factory=list)    # per search: name, depth, best, score, nodes, cycles
+    nodes: int = 0
+    cycles: int = 0             # the searches' own cycles (their counters)
+    clock_cycles: int = 0       # every simulated cycle, the history and start included
+    seconds: float = 0.0
+    differences: list = field(default_factory=list)
+
+    def as_dict(self):
+        out = asdict(self)
+        out["seconds"] = round(self.seconds, 1)
+        return out
+
+
+# the searches of a search engine's netlist: every CPW position to these depths
+SEARCH_DEPTHS = (1, 2)
+
+
+def search_requests(depths=SEARCH_DEPTHS):
+    """``(name, FEN, SearchRequest)`` for every CPW position to each of ``depths``."""
+    return [(record.name, record.fen, SearchRequest(Position.from_board(record.board, check=False), depth,
+                                        halfmove=record.board.halfmove_clock))
+            for depth in depths for record in cpw_records()]
+
+
+def check_search_netlist(target, config, requests=None, stage="synth", log=None, progress=None, tamper=None, rtl=None):
+    """Every search of ``requests`` (``(name, FEN, SearchRequest)``; :func:`search_requests`'s by default) in
+    the RTL's compiled search engine (``rtl``, default Verilator's) and in its ``stage`` netlist's: the
+    best move, score, bound, principal variation, every hardware counter and the simulated clock cycles
+    after it compared (the RTL's answer checked against the golden model's search first); return the
+    :class:`SearchNetlistCheck`. ``progress(n)`` after each search."""
+    config = config.canonical()
+    netlist = NetlistSearch(config, target, stage, tamper=tamper, log=log)
+    netlist.prepare()
+    rtl = rtl or VerilatorSearch(config, log=log)
+    rtl.prepare()
+    result = SearchNetlistCheck(target, stage, config.core, config.layout)
+    start = time.perf_counter()
+    for name, fen, request in search_requests() if requests is None else requests:
+        ours, theirs = rtl.search(request), netlist.search(request)
+        what = f"{name} depth {request.depth}"
+        model = golden_search(request)
+        if ours.as_dict() != {**model.as_dict(), "cycles": ours.cycles} or ours.pv != model.pv:
+            raise SynthError(f"the RTL's search engine answers {what} otherwise than the model's search")
+        mine, yours = {**ours.as_dict(), **ours.hardware}, {**theirs.as_dict(), **theirs.hardware}
+        for key, value in mine.items():
+            if yours.get(key) != value:
+                result.differences.append(Difference(fen, f"{what}: {key}", str(value), str(yours.get(key))))
+        if rtl.clock_cycles != netlist.clock_cycles:
+            result.differences.append(Difference(fen, f"{what}: simulated clock cycles after the search",
+                                                 str(rtl.clock_cycles), str(netlist.clock_cycles)))
+        result.searches.append({"name": name, "depth": request.depth, "best": mine["best"], "score": ours.score,
+                                "nodes": ours.nodes, "cycles": ours.cycles})
+        result.nodes += ours.nodes
+        result.cycles += ours.cycles
+        if progress:
+            progress(1)
+    result.clock_cycles = rtl.clock_cycles
+    result.seconds = time.perf_counter() - start
+    return result

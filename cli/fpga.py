@@ -15,7 +15,7 @@ from ..boards.devboards import DEV_BOARDS, build_bitstream, check_search_fits
 from ..boards.synth import RATE_ORDER, RATED_STAGES, STAGES, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
 from ..boards.netlist import (NETLIST_STAGES, board_requests, check_board_netlist, check_netlist, check_perft_netlist,
-                              perft_trees)
+                              check_search_netlist, perft_trees, search_requests)
 from ..sim.model.positions import random_boards
 from ..sim.drivers.bench import python_chess_perft
 from ..sim.model import Position, generate
@@ -59,7 +59,8 @@ def register(subparsers):
                         "positions and --random ones, every move, counter and cycle compared (the core's own "
                         f"ports as the top; --order: the ordering stage in {RATE_ORDER} order); with --perft-engines: "
                         "the perft array on perft trees of three CPW positions, every counter and cycle compared; "
-                        "exit 1 on a difference")
+                        "with --search: the search engine searching the CPW positions to depths 1 and 2, the best "
+                        "move, score, PV, every counter and cycle compared; exit 1 on a difference")
     p.add_argument("--random", type=whole(1, MAX_RANDOM), metavar="N", default=200,
                    help="with --check-netlist: positions from seeded random games beside the CPW ones (default 200)")
     add_ready(p)
@@ -159,13 +160,13 @@ def _synth(args):
         if engines > MAX_SEARCH_ENGINES:
             raise CliError(f"--engines {engines}: a search array has 1 to {MAX_SEARCH_ENGINES} engines")
         split, engines, args.perft_engines = engines, 0, None
-    if args.check_netlist:
-        return _check_netlist(args)
-    if args.order and engines:
-        raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
     if args.search and (engines or args.order or args.legal):
         raise CliError("--search: the search engine has its own legality and ordering stages and no perft engines "
                        "(leave out --legal, --order and --perft-engines; --engines N asks for N search engines)")
+    if args.check_netlist:
+        return _check_search_netlist(args, split) if args.search else _check_netlist(args)
+    if args.order and engines:
+        raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
     with stages(args, STAGES if args.search else RATED_STAGES, f"synthesis for the {args.target}") as stage:
         report = rated_synth(args.target, _flag_config(args).replace(search_engines=split), build_dir=args.out,
                              seed=args.seed, stage=stage, log=log(args), search=args.search)
@@ -213,9 +214,6 @@ def _synth(args):
 
 
 def _check_netlist(args):
-    if args.search:
-        raise CliError("--check-netlist: the generators' and the perft arrays' netlists are checked "
-                       "(leave out --search)")
     if args.perft_engines:
         return _check_perft_netlist(args)
     chosen = config(args, order=RATE_ORDER if args.order else None)
@@ -240,6 +238,38 @@ def _check_netlist(args):
         ("cycles", f"{result.cycles}  (generations; {result.clock_cycles} clock cycles simulated, loads included)"),
         ("differences", len(result.differences)),
         ("seconds", f"{result.seconds:.1f}  (the simulations, after the models are built)"),
+    ])
+    return 1 if result.differences else 0
+
+
+def _check_search_netlist(args, split):
+    if args.ready != 1:
+        raise CliError("--ready: the search engine streams nothing to the host (leave it out with --search)")
+    requests = search_requests()
+    bar = progress(args, len(requests), unit="search")
+    try:
+        result = check_search_netlist(args.target, _flag_config(args).replace(search_engines=split), requests,
+                                      args.check_netlist, log=log(args), progress=bar.update)
+    finally:
+        bar.close()
+    if args.json:
+        print(json.dumps(result.as_dict()))
+        return 1 if result.differences else 0
+    if result.differences:
+        print(result.differences[0].report())
+    depths = sorted({search["depth"] for search in result.searches})
+    print_rows([
+        ("netlist", f"{result.stage} netlist on the {result.target} (search engine{'' if split == 1 else f's: {split}'}, "
+                    f"{result.core} core, {result.layout} layout)"),
+        ("against", "the RTL's compiled model (Verilator), the same requests; the RTL's answers the model's search's"),
+        *((f"depth {depth}", f"{sum(s['depth'] == depth for s in result.searches)} CPW positions, "
+                             f"{sum(s['nodes'] for s in result.searches if s['depth'] == depth)} nodes, "
+                             f"{sum(s['cycles'] for s in result.searches if s['depth'] == depth)} cycles")
+          for depth in depths),
+        ("compared", "best move, score, bound, PV, every counter, the clock cycles after each search"),
+        ("clock cycles", f"{result.clock_cycles}  (simulated)"),
+        ("differences", len(result.differences)),
+        ("seconds", f"{result.seconds:.1f}  (the simulations and the model's searches, after the models are built)"),
     ])
     return 1 if result.differences else 0
 

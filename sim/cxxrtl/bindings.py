@@ -10,7 +10,7 @@ import ctypes
 from .build import build_model
 
 __all__ = ["CompiledModel", "open_model", "generator_library", "generator_functions", "perft_functions",
-           "hostlink_functions"]
+           "hostlink_functions", "search_functions"]
 
 _LIBRARIES = {}
 
@@ -51,6 +51,17 @@ def hostlink_functions(path):
                               ctypes.POINTER(ctypes.c_long)]
     lib.hwmg_busy.restype = ctypes.c_int
     lib.hwmg_busy.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def search_functions(path):
+    """The search driver's library at ``path`` (search_driver.cc, with either simulator's model of a
+    search engine or of its netlist) loaded with its C signatures."""
+    lib = open_model(path, clock=True)
+    lib.hwmg_search.restype = ctypes.c_int
+    lib.hwmg_search.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
+                                ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p,
+                                ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_uint64]
     return lib
 
 

@@ -13,7 +13,8 @@ from ..harness import trace as cycle_trace
 from ..harness.backend import Backend, PerftSimulator
 from ..harness.wire import counters_from_word, move_from_word, position_bytes, word_from_move
 from ..model import Generation
-from .bindings import CompiledModel, generator_library, hostlink_functions, open_model, perft_functions
+from .bindings import (CompiledModel, generator_library, hostlink_functions, open_model, perft_functions,
+                       search_functions)
 from ...tables.search import MAX_SEARCH_PLIES
 from ..harness.search import request_word, result_from_words
 from .build import build_hostlink_model, build_leafcount_model, build_perft_model, build_search_model
@@ -215,15 +216,16 @@ class CxxrtlSearch(CompiledModel):
         self.log = log
 
     def library(self):
-        lib = open_model(build_search_model(self.config, log=self.log, simulator=self.simulator), clock=True)
-        lib.hwmg_search.restype = ctypes.c_int
-        lib.hwmg_search.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
-                                    ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p,
-                                    ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_uint64]
+        lib = search_functions(build_search_model(self.config, log=self.log, simulator=self.simulator))
         self._words = lib.hwmg_request_words(), lib.hwmg_result_words(), lib.hwmg_counter_words()
         return lib
 
     NEVER = (1 << 64) - 1       # abort_after: no abort at a given cycle
+
+    @property
+    def clock_cycles(self):
+        """Every cycle simulated so far, the history loads and starts included."""
+        return self._lib.hwmg_clock_cycles(self._handle) if self._handle else 0
 
     def search(self, request, stop_flag=None, abort_after=None):
         """The engine's answer to a model :class:`~hwmovegen.sim.model.search.SearchRequest`.

@@ -180,16 +180,18 @@ def test_the_routed_distributed_ram_is_its_rtl(tmp_path):
 
 
 def test_the_perft_array_check_refuses_what_it_cannot_apply(capsys):
-    """A perft array's netlist is walked on perft trees (by command: its compile takes minutes); what
-    does not apply to it is refused in one line, before anything is built."""
+    """A perft array's netlist is walked on perft trees, the search engine's searches (by command: their
+    compiles take minutes); what does not apply to them is refused in one line, before anything is built."""
     assert main(["synth", "--target", "ecp5-85f", "--perft-engines", "1", "--check-netlist", "synth",
                  "--order"]) == 2
     assert "the perft array has no ordering stage" in capsys.readouterr().err
     assert main(["synth", "--target", "ecp5-85f", "--perft-engines", "1", "--check-netlist", "synth",
                  "--ready", "0.5"]) == 2
     assert "the perft array streams nothing to the host" in capsys.readouterr().err
-    assert main(["synth", "--target", "ecp5-85f", "--search", "--check-netlist", "synth"]) == 2
-    assert "leave out --search" in capsys.readouterr().err
+    assert main(["synth", "--target", "ecp5-85f", "--search", "--check-netlist", "synth", "--ready", "0.5"]) == 2
+    assert "the search engine streams nothing to the host" in capsys.readouterr().err
+    assert main(["synth", "--target", "ecp5-85f", "--search", "--legal", "--check-netlist", "synth"]) == 2
+    assert "the search engine has its own legality and ordering stages" in capsys.readouterr().err
     with pytest.raises(NoRoutedNetlist, match="perft array's ports: they take 395 bits, the device has 365 pins"):
         netlist_library("ecp5-85f", GeneratorConfig(perft_engines=1), "routed")
 
