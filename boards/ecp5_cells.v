@@ -363,16 +363,6 @@ module DCCA(input CLKI, input CE, output CLKO);
 	assign CLKO = CLKI & CE;
 endmodule
 
-// The I/O cell of a routed netlist on one of the top's input or output ports, one way (Yosys's
-// TRELLIS_IO drives an inout pad; netlist.py rewrites each to one of these).
-module HWMG_PAD_IN(input B, output O);
-	assign O = B;
-endmodule
-
-module HWMG_PAD_OUT(input I, output B);
-	assign B = I;
-endmodule
-
 // A routed netlist's LUT cell (nextpnr's TRELLIS_COMB, which netlist.py renames to this). Yosys's model
 // of TRELLIS_COMB declares the carry out of its CCU2 mode as a wire local to its generate block, so
 // that the cell's FCO output is never driven and a carry chain does not carry; and its DPRAM mode
@@ -433,4 +423,60 @@ module TRELLIS_RAMW(
 );
 	assign {WADO3, WADO2, WADO1, WADO0} = {A0, C0, B0, D0};
 	assign {WDO3, WDO2, WDO1, WDO0} = {B1, D1, A1, C1};
+endmodule
+
+// The ECP5's 18x18 multiplier (a black box in Yosys's models) in the form Yosys's DSP mapping gives
+// it: every register bypassed (REG_*_CLK "NONE", the default), the operands from the A and B pins
+// (SOURCEA, SOURCEB low: no shift-register cascade), signed as SIGNEDA and SIGNEDB say. Another
+// form stops the simulation at its start rather than being simulated wrongly.
+module MULT18X18D(
+	input A17, A16, A15, A14, A13, A12, A11, A10, A9, A8, A7, A6, A5, A4, A3, A2, A1, A0,
+	input B17, B16, B15, B14, B13, B12, B11, B10, B9, B8, B7, B6, B5, B4, B3, B2, B1, B0,
+	input C17, C16, C15, C14, C13, C12, C11, C10, C9, C8, C7, C6, C5, C4, C3, C2, C1, C0,
+	input SIGNEDA, SIGNEDB, SOURCEA, SOURCEB,
+	input CLK3, CLK2, CLK1, CLK0, CE3, CE2, CE1, CE0, RST3, RST2, RST1, RST0,
+	output P35, P34, P33, P32, P31, P30, P29, P28, P27, P26, P25, P24, P23, P22, P21, P20, P19, P18, P17, P16, P15, P14, P13, P12, P11, P10, P9, P8, P7, P6, P5, P4, P3, P2, P1, P0,
+	output SIGNEDP
+);
+	parameter REG_INPUTA_CLK = "NONE";
+	parameter REG_INPUTA_CE = "CE0";
+	parameter REG_INPUTA_RST = "RST0";
+	parameter REG_INPUTB_CLK = "NONE";
+	parameter REG_INPUTB_CE = "CE0";
+	parameter REG_INPUTB_RST = "RST0";
+	parameter REG_INPUTC_CLK = "NONE";
+	parameter REG_INPUTC_CE = "CE0";
+	parameter REG_INPUTC_RST = "RST0";
+	parameter REG_PIPELINE_CLK = "NONE";
+	parameter REG_PIPELINE_CE = "CE0";
+	parameter REG_PIPELINE_RST = "RST0";
+	parameter REG_OUTPUT_CLK = "NONE";
+	parameter REG_OUTPUT_CE = "CE0";
+	parameter REG_OUTPUT_RST = "RST0";
+	parameter CLK0_DIV = "ENABLED";
+	parameter CLK1_DIV = "ENABLED";
+	parameter CLK2_DIV = "ENABLED";
+	parameter CLK3_DIV = "ENABLED";
+	parameter HIGHSPEED_CLK = "NONE";
+	parameter GSR = "ENABLED";
+	parameter CAS_MATCH_REG = "FALSE";
+	parameter SOURCEB_MODE = "B_SHIFT";
+	parameter MULT_BYPASS = "DISABLED";
+	parameter RESETMODE = "SYNC";
+
+	generate
+		if (REG_INPUTA_CLK != "NONE" || REG_INPUTB_CLK != "NONE" || REG_INPUTC_CLK != "NONE" ||
+		    REG_PIPELINE_CLK != "NONE" || REG_OUTPUT_CLK != "NONE" || MULT_BYPASS != "DISABLED")
+			initial $fatal(1, "MULT18X18D: only the unregistered multiplier is modelled");
+	endgenerate
+	always @*
+		if (SOURCEA || SOURCEB)
+			$fatal(1, "MULT18X18D: the shift-register operands are not modelled");
+
+	wire [17:0] a = {A17, A16, A15, A14, A13, A12, A11, A10, A9, A8, A7, A6, A5, A4, A3, A2, A1, A0};
+	wire [17:0] b = {B17, B16, B15, B14, B13, B12, B11, B10, B9, B8, B7, B6, B5, B4, B3, B2, B1, B0};
+	// each operand widened to 36 bits by its sign bit where it is signed
+	wire [35:0] product = {{18{SIGNEDA & a[17]}}, a} * {{18{SIGNEDB & b[17]}}, b};
+	assign {P35, P34, P33, P32, P31, P30, P29, P28, P27, P26, P25, P24, P23, P22, P21, P20, P19, P18, P17, P16, P15, P14, P13, P12, P11, P10, P9, P8, P7, P6, P5, P4, P3, P2, P1, P0} = product;
+	assign SIGNEDP = SIGNEDA | SIGNEDB;
 endmodule

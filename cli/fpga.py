@@ -14,7 +14,8 @@ from ..rtl.protocol import ErrorCode
 from ..boards.devboards import DEV_BOARDS, build_bitstream, check_search_fits
 from ..boards.synth import RATE_ORDER, RATED_STAGES, STAGES, BadRequest, SynthError, rated_synth
 from ..boards.targets import TARGETS
-from ..boards.netlist import NETLIST_STAGES, check_netlist, check_perft_netlist, perft_trees
+from ..boards.netlist import (NETLIST_STAGES, board_requests, check_board_netlist, check_netlist, check_perft_netlist,
+                              check_search_netlist, perft_trees, search_requests)
 from ..sim.model.positions import random_boards
 from ..sim.drivers.bench import python_chess_perft
 from ..sim.model import Position, generate
@@ -58,7 +59,8 @@ def register(subparsers):
                         "positions and --random ones, every move, counter and cycle compared (the core's own "
                         f"ports as the top; --order: the ordering stage in {RATE_ORDER} order); with --perft-engines: "
                         "the perft array on perft trees of three CPW positions, every counter and cycle compared; "
-                        "exit 1 on a difference")
+                        "with --search: the search engine searching the CPW positions to depths 1 and 2, the best "
+                        "move, score, PV, every counter and cycle compared; exit 1 on a difference")
     p.add_argument("--random", type=whole(1, MAX_RANDOM), metavar="N", default=200,
                    help="with --check-netlist: positions from seeded random games beside the CPW ones (default 200)")
     add_ready(p)
@@ -82,6 +84,15 @@ def register(subparsers):
                    help="with the search engine beside the generator: the host may ask for searches "
                         "(board --search, uci --port); the ULX3S-85F only")
     p.add_argument("--baud", type=positive_int, default=115_200, help="UART baud rate (default 115200)")
+    p.add_argument("--check-netlist", choices=NETLIST_STAGES, metavar="STAGE",
+                   help="instead of a bitstream: simulate the board's top level (UART, host link and the stages "
+                        "asked for, at --baud on the board's clock; its pins clock, reset, rx, tx and LED 0) as the "
+                        "netlist after STAGE (synth: Yosys's; routed: nextpnr's) in Verilator with the vendor cell "
+                        "models against the RTL's compiled model: PING, GENERATE of the CPW positions and --random "
+                        "ones, PERFT with --perft-engines, three malformed frames; every byte on tx and the cycle it "
+                        "came on compared; exit 1 on a difference")
+    p.add_argument("--random", type=whole(1, MAX_RANDOM), metavar="N", default=20,
+                   help="with --check-netlist: positions from seeded random games beside the CPW ones (default 20)")
     add_force(p)
     add_json(p)
 
@@ -149,13 +160,13 @@ def _synth(args):
         if engines > MAX_SEARCH_ENGINES:
             raise CliError(f"--engines {engines}: a search array has 1 to {MAX_SEARCH_ENGINES} engines")
         split, engines, args.perft_engines = engines, 0, None
-    if args.check_netlist:
-        return _check_netlist(args)
-    if args.order and engines:
-        raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
     if args.search and (engines or args.order or args.legal):
         raise CliError("--search: the search engine has its own legality and ordering stages and no perft engines "
                        "(leave out --legal, --order and --perft-engines; --engines N asks for N search engines)")
+    if args.check_netlist:
+        return _check_search_netlist(args, split) if args.search else _check_netlist(args)
+    if args.order and engines:
+        raise CliError("--order: the perft array has no ordering stage (synthesize --order without --perft-engines)")
     with stages(args, STAGES if args.search else RATED_STAGES, f"synthesis for the {args.target}") as stage:
         report = rated_synth(args.target, _flag_config(args).replace(search_engines=split), build_dir=args.out,
                              seed=args.seed, stage=stage, log=log(args), search=args.search)
@@ -203,9 +214,6 @@ def _synth(args):
 
 
 def _check_netlist(args):
-    if args.search:
-        raise CliError("--check-netlist: the generators' and the perft arrays' netlists are checked "
-                       "(leave out --search)")
     if args.perft_engines:
         return _check_perft_netlist(args)
     chosen = config(args, order=RATE_ORDER if args.order else None)
@@ -243,6 +251,32 @@ def _run_check(args, total, unit, check):
     return result
 
 
+def _check_search_netlist(args, split):
+    if args.ready != 1:
+        raise CliError("--ready: the search engine streams nothing to the host (leave it out with --search)")
+    requests = search_requests()
+    result = _run_check(args, len(requests), "search", lambda update: check_search_netlist(
+        args.target, _flag_config(args).replace(search_engines=split), requests, args.check_netlist,
+        log=log(args), progress=update))
+    if args.json:
+        return 1 if result.differences else 0
+    depths = sorted({search["depth"] for search in result.searches})
+    print_rows([
+        ("netlist", f"{result.stage} netlist on the {result.target} (search engine{'' if split == 1 else f's: {split}'}, "
+                    f"{result.core} core, {result.layout} layout)"),
+        ("against", "the RTL's compiled model (Verilator), the same requests; the RTL's answers the model's search's"),
+        *((f"depth {depth}", f"{sum(s['depth'] == depth for s in result.searches)} CPW positions, "
+                             f"{sum(s['nodes'] for s in result.searches if s['depth'] == depth)} nodes, "
+                             f"{sum(s['cycles'] for s in result.searches if s['depth'] == depth)} cycles")
+          for depth in depths),
+        ("compared", "best move, score, bound, PV, every counter, the clock cycles after each search"),
+        ("clock cycles", f"{result.clock_cycles}  (simulated)"),
+        ("differences", len(result.differences)),
+        ("seconds", f"{result.seconds:.1f}  (the simulations and the model's searches, after the models are built)"),
+    ])
+    return 1 if result.differences else 0
+
+
 def _check_perft_netlist(args):
     if args.order:
         raise CliError("--order: the perft array has no ordering stage (leave out --order or --perft-engines)")
@@ -266,12 +300,42 @@ def _check_perft_netlist(args):
     return 1 if result.differences else 0
 
 
+def _check_board_netlist(args):
+    if args.search:
+        raise CliError("--check-netlist: the board's top level is checked without the search engine (leave out "
+                       "--search; synth --search --check-netlist synth checks the search engine's netlist)")
+    records = cpw_records()
+    boards = [record.board for record in records] + random_boards(args.random, seed=1)
+    chosen = _flag_config(args)
+    result = _run_check(args, len(board_requests(chosen, boards)), "request", lambda update: check_board_netlist(
+        args.board, chosen, boards, args.check_netlist, baud=args.baud, log=log(args), progress=update))
+    if args.json:
+        return 1 if result.differences else 0
+    parts = (", legality stage" if result.legal else "") + (", ordering stage" if result.order else "") + \
+        (f", {result.perft_engines} perft engine{'s' if result.perft_engines > 1 else ''}"
+         if result.perft_engines else "")
+    print_rows([
+        ("netlist", f"{result.stage} netlist of the {result.board}'s top level on the {result.target} "
+                    f"({result.core} core, {result.layout} layout{parts}; {args.baud} baud, {result.divisor} "
+                    f"cycles a bit)"),
+        ("against", "the RTL's compiled model (Verilator), the same bits on rx"),
+        ("requests", f"{result.requests}  ({result.bytes_in} bytes on rx, {result.bytes_out} bytes on tx compared "
+                     f"with the cycles they came on)"),
+        ("clock cycles", f"{result.clock_cycles}  (simulated)"),
+        ("differences", len(result.differences)),
+        ("seconds", f"{result.seconds:.1f}  (the simulations, after the models are built)"),
+    ])
+    return 1 if result.differences else 0
+
+
 def _layout_words(report):
     """A core without ROMs is synthesized once for every layout (its report is the first layout's)."""
     return f'{report["layout"]} layout' if core_contract(report["core"]).reads_rom else "any layout (no ROM)"
 
 
 def _build(args):
+    if args.check_netlist:
+        return _check_board_netlist(args)
     if args.search:
         check_search_fits(args.board)       # before the stages' display starts
     with stages(args, STAGES, f"the {args.board} bitstream") as stage:

@@ -9,7 +9,8 @@ import ctypes
 
 from .build import build_model
 
-__all__ = ["CompiledModel", "open_model", "generator_library", "generator_functions", "perft_functions"]
+__all__ = ["CompiledModel", "open_model", "generator_library", "generator_functions", "perft_functions",
+           "hostlink_functions", "search_functions"]
 
 _LIBRARIES = {}
 
@@ -33,6 +34,34 @@ def perft_functions(path):
     lib = open_model(path, clock=True)
     lib.hwmg_perft_start.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
     lib.hwmg_perft_run.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p]
+    return lib
+
+
+def hostlink_functions(path):
+    """The host-link driver's library at ``path`` (hostlink_driver.cc, with either simulator's model
+    of a dev board's top level or of its netlist) loaded with its C signatures."""
+    lib = open_model(path, clock=True)
+    lib.hwmg_set_divisor.argtypes = [ctypes.c_void_p, ctypes.c_long]
+    lib.hwmg_hierarchical.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.hwmg_board_reset.argtypes = [ctypes.c_void_p]
+    lib.hwmg_run.restype = ctypes.c_long
+    lib.hwmg_run.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_long]
+    lib.hwmg_idle.restype = ctypes.c_long
+    lib.hwmg_idle.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_long, ctypes.c_long,
+                              ctypes.POINTER(ctypes.c_long)]
+    lib.hwmg_busy.restype = ctypes.c_int
+    lib.hwmg_busy.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def search_functions(path):
+    """The search driver's library at ``path`` (search_driver.cc, with either simulator's model of a
+    search engine or of its netlist) loaded with its C signatures."""
+    lib = open_model(path, clock=True)
+    lib.hwmg_search.restype = ctypes.c_int
+    lib.hwmg_search.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
+                                ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p,
+                                ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_uint64]
     return lib
 
 

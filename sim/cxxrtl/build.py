@@ -136,7 +136,7 @@ def build_search_model(config, log=None, simulator="cxxrtl"):
                     SEARCH_CXXFLAGS, simulator)
 
 
-def build_hostlink_model(config, divisor, idle_timeout, log=None, search=False):
+def build_hostlink_model(config, divisor, idle_timeout, log=None, search=False, simulator="cxxrtl"):
     """Path of the compiled shared library of a dev board's :class:`~hwmovegen.rtl.hostlink.HostLinkTop`
     (UART of ``divisor`` cycles a bit, ``idle_timeout`` cycles) on the generator ``config`` names,
     with the search engine if ``search`` (compiled as the search engine's own model is)."""
@@ -148,7 +148,7 @@ def build_hostlink_model(config, divisor, idle_timeout, log=None, search=False):
                     lambda share: design_rtlil(HostLinkTop(divisor, idle_timeout, config, search=search), share=share),
                     f"the dev board's top level ({config.core} core{stages.replace('-', ', ')}, "
                     f"{_layout_words(config)}, {divisor} cycles a bit)", log,
-                    SEARCH_CXXFLAGS if search else DEFAULT_CXXFLAGS)
+                    SEARCH_CXXFLAGS if search else DEFAULT_CXXFLAGS, simulator)
 
 
 _BUILDS = {}        # design name -> the library this process found or built (recorded only)

@@ -3,19 +3,18 @@
 //
 // Python hands in the rx pin's level for every cycle of a stretch and gets back the bytes the
 // board sent on tx in that stretch, decoded here as a host's UART would (8N1, each bit sampled
-// at its middle), so that no Python runs per cycle. Built with the design's top.cc; see
-// hwmovegen/sim/cxxrtl/.
+// at its middle), so that no Python runs per cycle. Built with either simulator's model (driver.h):
+// the RTL's, or a netlist's that keeps the top's port names; see hwmovegen/sim/cxxrtl/.
 
 #include <cstdint>
-#include "top.h"
-#include "formats.h"
-#include "cxxrtl_common.h"
+#include "driver.h"
 
-using namespace cxxrtl_design;
+using hwmg::get;
+using hwmg::set;
 
 namespace {
 
-struct Board : hwmg::Clocked<p_top> {
+struct Board : hwmg::Clocked<> {
     long divisor = 4;
     // the host's receiver on tx: cycles to the next sample (0: idle), the bit sampled next
     long wait = 0;
@@ -25,9 +24,9 @@ struct Board : hwmg::Clocked<p_top> {
 
     // One cycle: the rx level in, returns the byte completed on tx this cycle, or -1.
     int cycle(bool rx) {
-        top.p_rx.set<bool>(rx);
+        set(PORT(rx), rx);
         tick();
-        bool tx = top.p_tx.get<bool>();
+        bool tx = get<bool>(PORT(tx));
         if (wait == 0) {
             if (!tx) { wait = divisor / 2 + divisor; bit = 0; shift = 0; }     // a start bit: to data bit 0's middle
             return -1;
@@ -49,7 +48,7 @@ extern "C" {
 
 void *hwmg_create(uint64_t) {
     Board *b = new Board;
-    b->top.p_rx.set<bool>(true);
+    set(b->PORT(rx), true);
     b->reset();
     return b;
 }
@@ -73,7 +72,7 @@ void hwmg_hierarchical(void *handle, int on) {
 // The board's reset pressed for a cycle (the line idle); the host's receiver is left as it was.
 void hwmg_board_reset(void *handle) {
     Board *b = static_cast<Board *>(handle);
-    b->top.p_rx.set<bool>(true);
+    set(b->PORT(rx), true);
     b->reset();
 }
 
@@ -110,7 +109,7 @@ long hwmg_idle(void *handle, long cycles, uint8_t *out, long room, long stop_aft
 
 int hwmg_busy(void *handle) {
     Board *b = static_cast<Board *>(handle);
-    return b->top.p_busy.get<bool>() || b->wait != 0 || !b->top.p_tx.get<bool>();
+    return get<bool>(b->PORT(busy)) || b->wait != 0 || !get<bool>(b->PORT(tx));
 }
 
 }  // extern "C"

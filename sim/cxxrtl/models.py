@@ -13,13 +13,14 @@ from ..harness import trace as cycle_trace
 from ..harness.backend import Backend, PerftSimulator
 from ..harness.wire import counters_from_word, move_from_word, position_bytes, word_from_move
 from ..model import Generation
-from .bindings import CompiledModel, generator_library, open_model, perft_functions
+from .bindings import (CompiledModel, generator_library, hostlink_functions, open_model, perft_functions,
+                       search_functions)
 from ...tables.search import MAX_SEARCH_PLIES
 from ..harness.search import request_word, result_from_words
 from .build import build_hostlink_model, build_leafcount_model, build_perft_model, build_search_model
 
 __all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter", "CxxrtlSearch", "CxxrtlHostLink",
-           "VerilatorBackend", "VerilatorPerft", "VerilatorSearch"]
+           "VerilatorBackend", "VerilatorPerft", "VerilatorSearch", "VerilatorHostLink"]
 
 MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
 MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
@@ -215,15 +216,16 @@ class CxxrtlSearch(CompiledModel):
         self.log = log
 
     def library(self):
-        lib = open_model(build_search_model(self.config, log=self.log, simulator=self.simulator), clock=True)
-        lib.hwmg_search.restype = ctypes.c_int
-        lib.hwmg_search.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
-                                    ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p,
-                                    ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_uint64]
+        lib = search_functions(build_search_model(self.config, log=self.log, simulator=self.simulator))
         self._words = lib.hwmg_request_words(), lib.hwmg_result_words(), lib.hwmg_counter_words()
         return lib
 
     NEVER = (1 << 64) - 1       # abort_after: no abort at a given cycle
+
+    @property
+    def clock_cycles(self):
+        """Every cycle simulated so far, the history loads and starts included."""
+        return self._lib.hwmg_clock_cycles(self._handle) if self._handle else 0
 
     def search(self, request, stop_flag=None, abort_after=None):
         """The engine's answer to a model :class:`~hwmovegen.sim.model.search.SearchRequest`.
@@ -265,19 +267,8 @@ class CxxrtlHostLink(CompiledModel):
         self._out = ctypes.create_string_buffer(1 << 16)
 
     def library(self):
-        lib = open_model(build_hostlink_model(self.config, self.divisor, self.idle_timeout, self.log, self.search),
-                         clock=True)
-        lib.hwmg_set_divisor.argtypes = [ctypes.c_void_p, ctypes.c_long]
-        lib.hwmg_hierarchical.argtypes = [ctypes.c_void_p, ctypes.c_int]
-        lib.hwmg_board_reset.argtypes = [ctypes.c_void_p]
-        lib.hwmg_run.restype = ctypes.c_long
-        lib.hwmg_run.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_long]
-        lib.hwmg_idle.restype = ctypes.c_long
-        lib.hwmg_idle.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_long, ctypes.c_long,
-                                  ctypes.POINTER(ctypes.c_long)]
-        lib.hwmg_busy.restype = ctypes.c_int
-        lib.hwmg_busy.argtypes = [ctypes.c_void_p]
-        return lib
+        return hostlink_functions(build_hostlink_model(self.config, self.divisor, self.idle_timeout, self.log,
+                                                       self.search, self.simulator))
 
     def created(self):
         self._lib.hwmg_set_divisor(self._handle, self.divisor)
@@ -329,6 +320,11 @@ class VerilatorBackend(CxxrtlBackend):
 
 class VerilatorPerft(CxxrtlPerft):
     """The perft array compiled by Verilator."""
+    name = simulator = "verilator"
+
+
+class VerilatorHostLink(CxxrtlHostLink):
+    """A dev board's top level compiled by Verilator."""
     name = simulator = "verilator"
 
 

@@ -12,7 +12,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hwmovegen.boards.netlist import (NETLIST_TARGETS, NoRoutedNetlist, _routed_for_models, cell_models,
-                                      check_netlist, netlist_library)
+                                      check_board_netlist, check_netlist, netlist_library)
 from hwmovegen.sim.cxxrtl.build import verilator_version
 from hwmovegen.sim.cxxrtl.rtlil import design_rtlil
 from hwmovegen.sim.harness.toolchain import tool
@@ -180,15 +180,52 @@ def test_the_routed_distributed_ram_is_its_rtl(tmp_path):
 
 
 def test_the_perft_array_check_refuses_what_it_cannot_apply(capsys):
-    """A perft array's netlist is walked on perft trees (by command: its compile takes minutes); what
-    does not apply to it is refused in one line, before anything is built."""
+    """A perft array's netlist is walked on perft trees, the search engine's searches (by command: their
+    compiles take minutes); what does not apply to them is refused in one line, before anything is built."""
     assert main(["synth", "--target", "ecp5-85f", "--perft-engines", "1", "--check-netlist", "synth",
                  "--order"]) == 2
     assert "the perft array has no ordering stage" in capsys.readouterr().err
     assert main(["synth", "--target", "ecp5-85f", "--perft-engines", "1", "--check-netlist", "synth",
                  "--ready", "0.5"]) == 2
     assert "the perft array streams nothing to the host" in capsys.readouterr().err
-    assert main(["synth", "--target", "ecp5-85f", "--search", "--check-netlist", "synth"]) == 2
-    assert "leave out --search" in capsys.readouterr().err
+    assert main(["synth", "--target", "ecp5-85f", "--search", "--check-netlist", "synth", "--ready", "0.5"]) == 2
+    assert "the search engine streams nothing to the host" in capsys.readouterr().err
+    assert main(["synth", "--target", "ecp5-85f", "--search", "--legal", "--check-netlist", "synth"]) == 2
+    assert "the search engine has its own legality and ordering stages" in capsys.readouterr().err
     with pytest.raises(NoRoutedNetlist, match="perft array's ports: they take 395 bits, the device has 365 pins"):
         netlist_library("ecp5-85f", GeneratorConfig(perft_engines=1), "routed")
+
+
+# the iCEBreaker's top at 3 Mbaud: 4 of its 12 MHz clock's cycles a bit, the fastest its UART takes
+_FAST_BAUD = 3_000_000
+
+
+def test_the_icebreaker_top_level_synthesized_is_the_rtl():
+    """The dev board's top level (UART, host link, walker; its ROM heads and rays in SB_RAM40_4K block
+    RAMs) as Yosys's netlist, reached only through its pins: PING, GENERATE of every CPW and a few random
+    positions, three malformed frames; every byte on tx at the same cycle as the RTL's."""
+    result = check_board_netlist("icebreaker", GeneratorConfig(), _boards(4), "synth", baud=_FAST_BAUD)
+    assert result.differences == []
+    assert result.requests == 1 + 11 + 3 and result.divisor == 4
+    assert result.bytes_out > 2000 and result.clock_cycles > 400_000
+
+
+def test_a_changed_rom_in_the_board_top_is_found():
+    """One SB_RAM40_4K of the walker's ROM changed in the top's netlist (the lowest bit of each of its
+    16-bit words flipped): a reply differs."""
+    def tamper(text):
+        start = text.index("SB_RAM40_4K #(")
+        end = text.index(") \\", start)
+        cell = re.sub(r"\.INIT_([0-9A-F])\(256'h([0-9a-f]+)\)",
+                      lambda m: f".INIT_{m[1]}(256'h{int(m[2], 16) ^ sum(1 << (16 * w) for w in range(16)):064x})",
+                      text[start:end])
+        return text[:start] + cell + text[end:]
+    result = check_board_netlist("icebreaker", GeneratorConfig(), _boards(4), "synth", baud=_FAST_BAUD, tamper=tamper)
+    assert result.differences, "a board top with a changed ROM passed"
+
+
+def test_the_board_check_refuses_what_it_cannot_apply(capsys):
+    assert main(["build", "--board", "ulx3s-85f", "--search", "--check-netlist", "synth"]) == 2
+    assert "leave out --search" in capsys.readouterr().err
+    assert main(["build", "--board", "icebreaker", "--check-netlist", "synth", "--baud", "5000000"]) == 2
+    assert "too fast for a 12 MHz clock" in capsys.readouterr().err
