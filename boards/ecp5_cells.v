@@ -355,6 +355,14 @@ module DP16KD(
 		end
 	end
 
+	// Yosys writes the 36-bit pseudo dual port mode as DATA_WIDTH 36 (port A's DI and port B's DO each
+	// carrying half the word), which this model does not simulate: it stops at the start instead of
+	// reading and writing that word wrongly
+	generate
+		if ((DATA_WIDTH_A != 1 && DATA_WIDTH_A != 2 && DATA_WIDTH_A != 4 && DATA_WIDTH_A != 9 && DATA_WIDTH_A != 18) ||
+		    (DATA_WIDTH_B != 1 && DATA_WIDTH_B != 2 && DATA_WIDTH_B != 4 && DATA_WIDTH_B != 9 && DATA_WIDTH_B != 18))
+			initial $fatal(1, "DP16KD: only the 1, 2, 4, 9 and 18-bit modes are modelled");
+	endgenerate
 endmodule
 
 
