@@ -361,6 +361,13 @@ class Difference:
         return f"DIFFERENCE: {self.fen}\n  {self.what}: RTL {self.rtl}, netlist {self.netlist}"
 
 
+def _prepared(*models):
+    """``models`` (a netlist's and the RTL's) each prepared (built or found, loaded)."""
+    for model in models:
+        model.prepare()
+    return models
+
+
 class _Check:
     """A check's result as JSON-ready values (its seconds rounded)."""
 
@@ -409,11 +416,9 @@ def check_netlist(target, config, boards, stage="synth", ready_probability=1.0, 
     netlist's, batch by batch with the same backpressure, and compare every move, counter and the
     simulated clock cycles after each batch; return the :class:`NetlistCheck`."""
     config = config.canonical()
-    netlist = NetlistBackend(config, target, stage, tamper=tamper, ready_probability=ready_probability, seed=seed,
-                             log=log)
-    netlist.prepare()
-    rtl = rtl or CxxrtlBackend(config, ready_probability=ready_probability, seed=seed, log=log)
-    rtl.prepare()
+    pace = {"ready_probability": ready_probability, "seed": seed, "log": log}
+    netlist, rtl = _prepared(NetlistBackend(config, target, stage, tamper=tamper, **pace),
+                             rtl or CxxrtlBackend(config, **pace))
     result = NetlistCheck(target, stage, config.core, config.layout, config.legal, config.order)
     start = time.perf_counter()
     fens = [board.fen() for board in boards]
@@ -475,10 +480,8 @@ def check_perft_netlist(target, config, trees=None, stage="synth", log=None, pro
     every counter of each walk and the simulated clock cycles after it; return the
     :class:`PerftNetlistCheck`. ``progress(n)`` after each tree."""
     config = config.canonical()
-    netlist = NetlistPerft(config, target, stage, tamper=tamper, log=log)
-    netlist.prepare()
-    rtl = rtl or VerilatorPerft(config, log=log)
-    rtl.prepare()
+    netlist, rtl = _prepared(NetlistPerft(config, target, stage, tamper=tamper, log=log),
+                             rtl or VerilatorPerft(config, log=log))
     result = PerftNetlistCheck(target, stage, config.core, config.layout, config.perft_engines)
     start = time.perf_counter()
     for name, board, depth, published in perft_trees() if trees is None else trees:
@@ -594,10 +597,9 @@ def check_board_netlist(board_name, config, boards, stage="synth", baud=115_200,
     config = config.canonical().replace(count_leaves=target.leaf_counter)
     check_fits(target, config)
     divisor, idle_timeout = HostLinkTop.timing(clock_hz, baud)
-    netlist = NetlistHostLink(config, board.target, divisor, idle_timeout, stage, tamper=tamper, log=log)
-    netlist.prepare()
-    rtl = rtl or VerilatorHostLink(config, divisor, idle_timeout, log=log)
-    rtl.prepare()
+    netlist, rtl = _prepared(
+        NetlistHostLink(config, board.target, divisor, idle_timeout, stage, tamper=tamper, log=log),
+        rtl or VerilatorHostLink(config, divisor, idle_timeout, log=log))
     result = BoardNetlistCheck(board.name, board.target, stage, config.core, config.layout, config.legal,
                                config.order, config.perft_engines, divisor)
     start = time.perf_counter()
@@ -707,10 +709,8 @@ def check_search_netlist(target, config, requests=None, stage="synth", log=None,
     after it compared (the RTL's answer checked against the golden model's search first); return the
     :class:`SearchNetlistCheck`. ``progress(n)`` after each search."""
     config = config.canonical()
-    netlist = NetlistSearch(config, target, stage, tamper=tamper, log=log)
-    netlist.prepare()
-    rtl = rtl or VerilatorSearch(config, log=log)
-    rtl.prepare()
+    netlist, rtl = _prepared(NetlistSearch(config, target, stage, tamper=tamper, log=log),
+                             rtl or VerilatorSearch(config, log=log))
     result = SearchNetlistCheck(target, stage, config.core, config.layout)
     start = time.perf_counter()
     for name, fen, request in search_requests() if requests is None else requests:

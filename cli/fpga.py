@@ -224,16 +224,13 @@ def _check_netlist(args):
     if args.json:
         return 1 if result.differences else 0
     parts = (", legality stage" if result.legal else "") + (f", {result.order} order" if result.order else "")
-    print_rows([
+    return _verdict(result, [
         ("netlist", f"{result.stage} netlist on the {result.target} ({result.core} core, {result.layout} layout{parts})"),
         ("against", "the RTL's compiled model (CXXRTL), the same loads, starts and backpressure"),
         ("positions", result.positions),
         ("moves", result.moves),
         ("cycles", f"{result.cycles}  (generations; {result.clock_cycles} clock cycles simulated, loads included)"),
-        ("differences", len(result.differences)),
-        ("seconds", f"{result.seconds:.1f}  (the simulations, after the models are built)"),
     ])
-    return 1 if result.differences else 0
 
 
 def _run_check(args, total, unit, check):
@@ -251,6 +248,13 @@ def _run_check(args, total, unit, check):
     return result
 
 
+def _verdict(result, rows, seconds="the simulations, after the models are built"):
+    """A netlist check's ``rows``, then its differences and seconds (``seconds`` says what they
+    measure): exit status 1 on a difference."""
+    print_rows([*rows, ("differences", len(result.differences)), ("seconds", f"{result.seconds:.1f}  ({seconds})")])
+    return 1 if result.differences else 0
+
+
 def _check_search_netlist(args, split):
     if args.ready != 1:
         raise CliError("--ready: the search engine streams nothing to the host (leave it out with --search)")
@@ -261,7 +265,7 @@ def _check_search_netlist(args, split):
     if args.json:
         return 1 if result.differences else 0
     depths = sorted({search["depth"] for search in result.searches})
-    print_rows([
+    return _verdict(result, [
         ("netlist", f"{result.stage} netlist on the {result.target} (search engine{'' if split == 1 else f's: {split}'}, "
                     f"{result.core} core, {result.layout} layout)"),
         ("against", "the RTL's compiled model (Verilator), the same requests; the RTL's answers the model's search's"),
@@ -271,10 +275,7 @@ def _check_search_netlist(args, split):
           for depth in depths),
         ("compared", "best move, score, bound, PV, every counter, the clock cycles after each search"),
         ("clock cycles", f"{result.clock_cycles}  (simulated)"),
-        ("differences", len(result.differences)),
-        ("seconds", f"{result.seconds:.1f}  (the simulations and the model's searches, after the models are built)"),
-    ])
-    return 1 if result.differences else 0
+    ], "the simulations and the model's searches, after the models are built")
 
 
 def _check_perft_netlist(args):
@@ -287,17 +288,14 @@ def _check_perft_netlist(args):
         args.target, _flag_config(args), trees, args.check_netlist, log=log(args), progress=update))
     if args.json:
         return 1 if result.differences else 0
-    print_rows([
+    return _verdict(result, [
         ("netlist", f"{result.stage} netlist on the {result.target} (perft array of {result.engines} "
                     f"engine{'s' if result.engines > 1 else ''}, {result.core} core, {result.layout} layout)"),
         ("against", "the RTL's compiled model (Verilator), the same loads and starts"),
         *((f"{tree['name']} d{tree['depth']}", f"{tree['nodes']} nodes, {tree['cycles']} cycles")
           for tree in result.trees),
         ("clock cycles", f"{result.clock_cycles}  (simulated, loads included)"),
-        ("differences", len(result.differences)),
-        ("seconds", f"{result.seconds:.1f}  (the simulations, after the models are built)"),
     ])
-    return 1 if result.differences else 0
 
 
 def _check_board_netlist(args):
@@ -314,7 +312,7 @@ def _check_board_netlist(args):
     parts = (", legality stage" if result.legal else "") + (", ordering stage" if result.order else "") + \
         (f", {result.perft_engines} perft engine{'s' if result.perft_engines > 1 else ''}"
          if result.perft_engines else "")
-    print_rows([
+    return _verdict(result, [
         ("netlist", f"{result.stage} netlist of the {result.board}'s top level on the {result.target} "
                     f"({result.core} core, {result.layout} layout{parts}; {args.baud} baud, {result.divisor} "
                     f"cycles a bit)"),
@@ -322,10 +320,7 @@ def _check_board_netlist(args):
         ("requests", f"{result.requests}  ({result.bytes_in} bytes on rx, {result.bytes_out} bytes on tx compared "
                      f"with the cycles they came on)"),
         ("clock cycles", f"{result.clock_cycles}  (simulated)"),
-        ("differences", len(result.differences)),
-        ("seconds", f"{result.seconds:.1f}  (the simulations, after the models are built)"),
     ])
-    return 1 if result.differences else 0
 
 
 def _layout_words(report):

@@ -541,6 +541,7 @@ class SearchArray(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         engines, N = self.engines, len(self.engines)
+        summed = [name for name in SEARCH_COUNTER_NAMES if name != "cycles"]     # cycles: the array's own
         request = Signal(SearchRequest)
         phase2 = Signal(1)
         bound = Signal(Score)               # phase 1's score: phase 2's alpha
@@ -587,7 +588,7 @@ class SearchArray(wiring.Component):
                     first = engines[0].result
                     m.d.sync += [answer.eq(first), answer_root.eq(0), bound.eq(first.score),
                                  aborted.eq(first.aborted)]
-                    for name in COUNTERS + SEARCH_COUNTER_NAMES[len(COUNTERS) + 1:]:
+                    for name in summed:
                         m.d.sync += counters[name].eq(engines[0].counters[name])
                     with m.If(abort_asked | first.aborted | ~first.best_valid | (first.score >= request.beta)):
                         m.next = "FINISH"
@@ -610,7 +611,7 @@ class SearchArray(wiring.Component):
                                  improved.eq(1)]
                 with m.If(theirs.aborted):
                     m.d.sync += aborted.eq(1)
-                for name in COUNTERS + SEARCH_COUNTER_NAMES[len(COUNTERS) + 1:]:
+                for name in summed:
                     m.d.sync += counters[name].eq(counters[name] + tally[name])
                 m.d.sync += at.eq(at + 1)
                 with m.If(at == N - 1):
