@@ -1,7 +1,7 @@
 """A simulated dev board on a pseudo-terminal, and faults on the way to it.
 
 :class:`PtyBridge` opens a pseudo-terminal and joins its bytes to the pins of a dev board's whole
-top level compiled with CXXRTL (:class:`~hwmovegen.sim.cxxrtl.CxxrtlHostLink`): each byte the host
+top level compiled (:func:`~hwmovegen.sim.backends.hostlink_model`; CXXRTL for the walker's): each byte the host
 writes to the terminal is driven onto the simulated rx pin bit by bit, ``divisor`` clock cycles a
 bit (the board's baud on its clock), and what the board's UART sends on tx goes back to the
 terminal. ``hwmovegen board --port`` (pyserial, the path a user takes to a real board) runs
@@ -27,7 +27,7 @@ import time
 import tty
 
 from ..rtl.hostlink import HostLinkTop
-from ..sim.cxxrtl import CxxrtlHostLink
+from ..sim.backends import hostlink_model
 from ..tables.contracts import GeneratorConfig
 
 __all__ = ["FAULT_KINDS", "PtyBridge", "uart_levels"]
@@ -56,7 +56,7 @@ class PtyBridge:
 
     def __init__(self, config=GeneratorConfig(), clock_hz=12_000_000, baud=115_200, seed=1, stall=1.0, log=None):
         self.divisor, self.idle_timeout = HostLinkTop.timing(clock_hz, baud)
-        self.model = CxxrtlHostLink(config, self.divisor, self.idle_timeout, log=log)
+        self.model = hostlink_model(config, self.divisor, self.idle_timeout, log=log)
         self.random = random.Random(seed)
         self.stall = stall
         self.tried = {kind: 0 for kind in FAULT_KINDS}      # faults that landed

@@ -4,8 +4,8 @@
 ``read(timeout) -> bytes`` (whatever arrived within ``timeout`` seconds, possibly nothing) and
 its clock, ``now()``. :class:`SerialTransport` is a real serial port (pyserial);
 :class:`SimulatedDevBoard` runs a dev board's complete top level (UART included) in Amaranth's
-simulator and moves bits on its pins; :class:`CompiledDevBoard` runs it compiled (CXXRTL), as a
-top with the search engine needs.
+simulator and moves bits on its pins; :class:`CompiledDevBoard` runs it compiled (Verilator or CXXRTL), as
+a top with the search engine needs.
 """
 
 import abc
@@ -421,16 +421,16 @@ class SimulatedDevBoard(Transport):
 
 
 class CompiledDevBoard(Transport):
-    """A dev board's whole top level compiled with CXXRTL
-    (:class:`~hwmovegen.sim.cxxrtl.CxxrtlHostLink`), reached through its UART pins in this
-    process: what :class:`SimulatedDevBoard` is in pysim, at the speed a top with the search
-    engine needs. ``search``: the top has the search engine. ``cycles_per_second``: the board's
-    clock for the transport's simulated seconds (``now``)."""
+    """A dev board's whole top level compiled (:func:`~hwmovegen.sim.backends.hostlink_model`:
+    Verilator with the search engine), reached through its UART pins in this process: what
+    :class:`SimulatedDevBoard` is in pysim, at the speed a top with the search engine needs.
+    ``search``: the top has the search engine. ``cycles_per_second``: the board's clock for the
+    transport's simulated seconds (``now``)."""
 
     def __init__(self, config=GeneratorConfig(core="fast"), divisor=4, idle_timeout=400, search=True,
                  cycles_per_second=1_000_000, log=None):
-        from ..sim.cxxrtl import CxxrtlHostLink     # a compiler only where a compiled board is asked for
-        self.model = CxxrtlHostLink(config, divisor, idle_timeout, log=log, search=search)
+        from ..sim.backends import hostlink_model    # the simulators only where a compiled board is asked for
+        self.model = hostlink_model(config, divisor, idle_timeout, log=log, search=search)
         self.divisor = divisor
         self.cycles_per_second = cycles_per_second
         self.received = bytearray()

@@ -127,7 +127,7 @@ def register(subparsers):
     add_perft_engines(p, help="with --sim: the simulated board's perft array (default 1 with --perft)")
     p.add_argument("--search", type=whole(1, MAX_DEPTH), metavar="DEPTH",
                    help="search each position to DEPTH plies in the board's search engine (build --search; "
-                        "with --sim the simulated board, compiled with CXXRTL, has it) and check the best move, "
+                        "with --sim the simulated board, compiled with Verilator, has it) and check the best move, "
                         "score, principal variation and every counter against the model's search")
     add_force(p)
     add_json(p)

@@ -27,7 +27,7 @@ def register(subparsers):
     p.add_argument("--port", help="search on the board at this serial port (a bitstream built with --search)")
     p.add_argument("--sim", action="store_true",
                    help="search on the simulated board: its whole top level with the search engine, compiled "
-                        "with CXXRTL, over the host link")
+                        "with Verilator (CXXRTL without it), over the host link")
     p.add_argument("--baud", type=baud, default=115_200, help="with --port: baud rate (default 115200)")
     p.add_argument("--engines", type=whole(1, MAX_SEARCH_ENGINES), default=1, metavar="N",
                    help=f"search engines splitting the root moves, 1 to {MAX_SEARCH_ENGINES} (default 1; the "

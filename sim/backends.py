@@ -1,9 +1,10 @@
 """The one registry of simulators: per backend name, what it offers.
 
-A backend name (``--backend``) stands for up to three things: a move generator
+A backend name (``--backend``) stands for up to four things: a move generator
 (:class:`~hwmovegen.sim.harness.backend.Backend`: ``model`` walks the tables in Python, the
 hardware backends simulate the RTL and add ``cycles`` and ``stalls``), a perft array
-(:class:`~hwmovegen.sim.harness.backend.PerftSimulator`) and a search engine. :data:`REGISTRY`
+(:class:`~hwmovegen.sim.harness.backend.PerftSimulator`), a search engine and a compiled dev board's
+top level (:func:`hostlink_model`). :data:`REGISTRY`
 says which of them each name offers; :func:`get_backend`,
 :class:`~hwmovegen.sim.drivers.hwperft.HardwarePerft` and the command line's choices read it, and
 :func:`resolve` is the one place a backend that cannot run here falls back to another (``verilator``
@@ -25,7 +26,8 @@ import threading
 from typing import Callable, NamedTuple
 
 from ..tables.contracts import GeneratorConfig
-from .cxxrtl import CxxrtlBackend, CxxrtlPerft, CxxrtlSearch, VerilatorBackend, VerilatorPerft, VerilatorSearch
+from .cxxrtl import (BackendUnavailable, CxxrtlBackend, CxxrtlHostLink, CxxrtlPerft, CxxrtlSearch, VerilatorBackend,
+                     VerilatorHostLink, VerilatorPerft, VerilatorSearch)
 from .harness import toolchain
 from .harness.backend import Backend, ModelBackend, PerftSimulator, PysimBackend, PysimPerft
 from .harness.search import PysimSearch
@@ -33,7 +35,7 @@ from .model.search import search, split_search
 
 __all__ = ["Backend", "ModelBackend", "PysimBackend", "PerftSimulator", "Offer", "REGISTRY", "BACKENDS",
            "HARDWARE_BACKENDS", "PERFT_BACKENDS", "DEFAULT_BACKEND", "offer", "resolve",
-           "default_backend", "compiled_backend", "get_backend",
+           "default_backend", "compiled_backend", "get_backend", "hostlink_model",
            "register_search", "ModelSearch", "HardwareSearch", "search_backends", "get_search_backend"]
 
 
@@ -57,11 +59,12 @@ def _no_verilator():
 class Offer(NamedTuple):
     """What one backend name offers: a generator class (a :class:`Backend`), a perft array class
     (a :class:`PerftSimulator`, None: no perft in hardware), a search engine class (None: none
-    registered); ``missing()``: why it cannot run on this machine (None: it can), and then the
+    registered), a compiled dev-board top (``hostlink``, None: none); ``missing()``: why it cannot run on this machine (None: it can), and then the
     backend that runs instead (``fallback``, None: none, the run fails)."""
     generator: type
     perft: type | None = None
     search: type | None = None
+    hostlink: type | None = None
     missing: Callable[[], str | None] = lambda: None
     fallback: str | None = None
 
@@ -134,9 +137,9 @@ def _hardware_search(simulator):
 
 
 REGISTRY = {
-    "cxxrtl": Offer(CxxrtlBackend, CxxrtlPerft, _hardware_search(CxxrtlSearch), missing=_no_compiler,
-                    fallback="pysim"),
-    "verilator": Offer(VerilatorBackend, VerilatorPerft, _hardware_search(VerilatorSearch),
+    "cxxrtl": Offer(CxxrtlBackend, CxxrtlPerft, _hardware_search(CxxrtlSearch), CxxrtlHostLink,
+                    missing=_no_compiler, fallback="pysim"),
+    "verilator": Offer(VerilatorBackend, VerilatorPerft, _hardware_search(VerilatorSearch), VerilatorHostLink,
                        missing=_no_verilator, fallback="cxxrtl"),
     "pysim": Offer(PysimBackend, PysimPerft, _hardware_search(PysimSearch)),
     "model": Offer(ModelBackend, search=ModelSearch),
@@ -192,6 +195,18 @@ def compiled_backend(config, log=None):
     gives alike (moves and nodes per cycle), from the one that builds soonest."""
     name = resolve(default_backend(config), log)
     return name if REGISTRY[name].generator.compiled else None
+
+
+def hostlink_model(config, divisor, idle_timeout, log=None, search=False):
+    """A dev board's whole top level (``search``: with the search engine) compiled by the simulator
+    :func:`default_backend` picks for its generator, Verilator for a top with the search engine
+    (CXXRTL takes a quarter hour of g++ over it), falling back along :func:`resolve`'s chain. The
+    top has no pysim model fast enough to stand in: without a C++ compiler, BackendUnavailable."""
+    why = _no_compiler()
+    if why:
+        raise BackendUnavailable(f"{why}: a simulated dev board is compiled")
+    name = resolve(DEFAULT_BACKEND if search else default_backend(config), log)
+    return REGISTRY[name].hostlink(config, divisor, idle_timeout, log=log, search=search)
 
 
 def get_backend(name, config=GeneratorConfig(), log=None, ready_probability=1.0, seed=1):

@@ -80,8 +80,8 @@ def perft_array():
 @pytest.fixture(scope="session")
 def search_board():
     """``search_board()``: a host client on a fresh dev-board top with the search engine (fast core),
-    compiled with CXXRTL once for the whole run (about 13 CPU minutes of g++ at -O1, measured here)
-    and shared by the tests."""
+    compiled once for the whole run (Verilator: CXXRTL took about 13 CPU minutes of g++ over it) and
+    shared by the tests; ``uci --sim`` and ``board --sim --search`` find it in the run's cache."""
     from hwmovegen.boards.client import CompiledDevBoard, HostClient
     CompiledDevBoard().prepare()
 

@@ -49,7 +49,6 @@ def _history(fen):
     return tuple(keys)
 
 
-@pytest.mark.long
 @pytest.mark.parametrize("request_of", [
     lambda: SearchRequest(_position(START), 2),
     lambda: SearchRequest(_position(TACTICAL), 1, hint="e1e2"),
@@ -61,7 +60,6 @@ def test_a_search_over_the_link_is_the_models(search_board, request_of):
     _same(search_board().search(request), search(request))
 
 
-@pytest.mark.long
 def test_requests_around_a_search_are_served(search_board):
     """PING, GENERATE and a second SEARCH after one: the link is back to serving."""
     client = search_board()
@@ -74,7 +72,6 @@ def test_requests_around_a_search_are_served(search_board):
     _same(client.search(request), search(request))
 
 
-@pytest.mark.long
 def test_abort_answers_with_a_legal_best_move(search_board):
     """A search far too deep to finish, stopped: the board's best move so far, legal, and aborted."""
     client = search_board()
@@ -88,14 +85,12 @@ def test_abort_answers_with_a_legal_best_move(search_board):
     _same(client.search(request), search(request))
 
 
-@pytest.mark.long
 def test_an_abort_with_no_search_running_is_dropped(search_board):
     client = search_board()
     client.abort()
     assert client.ping().search
 
 
-@pytest.mark.long
 @pytest.mark.parametrize("payload", [
     lambda: search_payload(position_bytes(_position(START)), request_word(SearchRequest(_position(START), 1)) & ~0xF),
     lambda: search_payload(position_bytes(_position(START)), request_word(SearchRequest(_position(START), 1))
@@ -108,7 +103,6 @@ def test_a_search_the_engine_cannot_hold_is_refused(search_board, payload):
     assert client.ping().search
 
 
-@pytest.mark.long
 def test_a_history_index_past_the_memory_is_refused(search_board):
     client = search_board()
     client.send_raw(frame(FrameType.HISTORY, history_payload(MAX_HISTORY, 1)))
@@ -140,7 +134,6 @@ def _uci(*lines, options=("--sim", "--core", "fast"), timeout=300):
     return done.stdout.splitlines()
 
 
-@pytest.mark.long
 def test_uci_sim_answers_with_the_models_move(search_board):
     search_board()      # the compiled board, built once for the run (the engine's process finds it)
     # one search a process: input comes all at once, and a go while one searches is refused as UCI asks
@@ -155,7 +148,6 @@ def test_uci_sim_answers_with_the_models_move(search_board):
     assert [line.split()[1] for line in out if line.startswith("bestmove")] == expected
 
 
-@pytest.mark.long
 def test_uci_sim_stop_aborts_and_keeps_a_legal_move(search_board):
     search_board()
     process = subprocess.Popen([sys.executable, "-m", "hwmovegen", "uci", "--sim", "--core", "fast"],
@@ -189,7 +181,6 @@ def test_cli_errors_exit_2(argv, capsys):
     assert err.startswith("hwmovegen: error:") and len(err.strip().splitlines()) == 1, err
 
 
-@pytest.mark.long
 def test_cli_board_sim_search(search_board, capsys):
     search_board()
     assert main(["board", "--sim", "--core", "fast", "--search", "1", "--fen", TACTICAL, "--json"]) == 0

