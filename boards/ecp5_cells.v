@@ -5,7 +5,8 @@
 // 320-bit row, each padded to 20 bits; in the 1, 2 and 4 bit modes the two 9th bits of a word
 // are parity and hold no data), write modes NORMAL, WRITETHROUGH and READBEFOREWRITE, the output
 // register (REGMODE OUTREG, enabled by OCE), a reset (RESETMODE SYNC or ASYNC) of the outputs,
-// byte enables in the 18-bit mode (AD[1:0] on a write), and the inputs' inverter muxes. Generated with the rows listed by a
+// byte enables in the 18-bit mode (AD[1:0] on a write), the 36-bit pseudo dual port mode, and the
+// inputs' inverter muxes. Generated with the rows listed by a
 // loop (Verilog cannot index parameters by name); behaviour only, as Yosys's models are.
 module DP16KD(
 	input DIA17, DIA16, DIA15, DIA14, DIA13, DIA12, DIA11, DIA10, DIA9, DIA8, DIA7, DIA6, DIA5, DIA4, DIA3, DIA2, DIA1, DIA0,
@@ -268,11 +269,14 @@ module DP16KD(
 		narrow_bit = (bit_index / 16) * 18 + ((bit_index % 16) < 8 ? bit_index % 16 : bit_index % 16 + 1);
 	endfunction
 
-	function [17:0] read(input integer width, input [13:0] ad);
+	// the 36-bit mode's word at AD[13:5]: two 18-bit words, the even one its low half (Yosys's INIT
+	// and INITVAL layout of a 36-bit memory)
+	function [35:0] read(input integer width, input [13:0] ad);
 		integer i, k;
 		begin
-			read = 18'h0;
-			if (width == 18) read = mem[ad[13:4]];
+			read = 36'h0;
+			if (width == 36) read = {mem[{ad[13:5], 1'b1}], mem[{ad[13:5], 1'b0}]};
+			else if (width == 18) read[17:0] = mem[ad[13:4]];
 			else if (width == 9) read[8:0] = ad[3] ? mem[ad[13:4]][17:9] : mem[ad[13:4]][8:0];
 			else for (i = 0; i < width; i = i + 1) begin
 				k = narrow_bit((ad >> (width == 4 ? 2 : width == 2 ? 1 : 0)) * width + i);
@@ -281,10 +285,16 @@ module DP16KD(
 		end
 	endfunction
 
-	task write(input integer width, input [13:0] ad, input [17:0] di);
+	// the 36-bit mode writes its four 9-bit bytes where AD[3:0] enable them
+	task write(input integer width, input [13:0] ad, input [35:0] di);
 		integer i, k;
 		begin
-			if (width == 18) begin
+			if (width == 36) begin
+				if (ad[0]) mem[{ad[13:5], 1'b0}][8:0] = di[8:0];
+				if (ad[1]) mem[{ad[13:5], 1'b0}][17:9] = di[17:9];
+				if (ad[2]) mem[{ad[13:5], 1'b1}][8:0] = di[26:18];
+				if (ad[3]) mem[{ad[13:5], 1'b1}][17:9] = di[35:27];
+			end else if (width == 18) begin
 				if (ad[0]) mem[ad[13:4]][8:0] = di[8:0];
 				if (ad[1]) mem[ad[13:4]][17:9] = di[17:9];
 			end else if (width == 9) begin
@@ -297,57 +307,66 @@ module DP16KD(
 		end
 	endtask
 
-	// port A
+	// The 36-bit pseudo dual port mode (TN1264's PDPW16KD, which Yosys writes as a DP16KD with
+	// DATA_WIDTH_A 36): port A only writes, the 36-bit word on DIA (low half) and DIB (high half), its
+	// four bytes enabled by ADA[3:0] (WEA high), at ADA[13:5]; port B only reads, at DATA_WIDTH_B: in
+	// 36 bits DOA the low half and DOB the high, in 18 bits and below on DOB as in the other modes.
+	localparam WIDE_WRITE = DATA_WIDTH_A == 36;
+	localparam WIDE_READ = DATA_WIDTH_B == 36;
+
 	wire [17:0] di_A = {pin(DIA17MUX, DIA17), pin(DIA16MUX, DIA16), pin(DIA15MUX, DIA15), pin(DIA14MUX, DIA14), pin(DIA13MUX, DIA13), pin(DIA12MUX, DIA12), pin(DIA11MUX, DIA11), pin(DIA10MUX, DIA10), pin(DIA9MUX, DIA9), pin(DIA8MUX, DIA8), pin(DIA7MUX, DIA7), pin(DIA6MUX, DIA6), pin(DIA5MUX, DIA5), pin(DIA4MUX, DIA4), pin(DIA3MUX, DIA3), pin(DIA2MUX, DIA2), pin(DIA1MUX, DIA1), pin(DIA0MUX, DIA0)};
+	wire [17:0] di_B = {pin(DIB17MUX, DIB17), pin(DIB16MUX, DIB16), pin(DIB15MUX, DIB15), pin(DIB14MUX, DIB14), pin(DIB13MUX, DIB13), pin(DIB12MUX, DIB12), pin(DIB11MUX, DIB11), pin(DIB10MUX, DIB10), pin(DIB9MUX, DIB9), pin(DIB8MUX, DIB8), pin(DIB7MUX, DIB7), pin(DIB6MUX, DIB6), pin(DIB5MUX, DIB5), pin(DIB4MUX, DIB4), pin(DIB3MUX, DIB3), pin(DIB2MUX, DIB2), pin(DIB1MUX, DIB1), pin(DIB0MUX, DIB0)};
+	wire [35:0] wide_di = {di_B, di_A};
+
+	// port A
 	wire [13:0] ad_A = {pin(ADA13MUX, ADA13), pin(ADA12MUX, ADA12), pin(ADA11MUX, ADA11), pin(ADA10MUX, ADA10), pin(ADA9MUX, ADA9), pin(ADA8MUX, ADA8), pin(ADA7MUX, ADA7), pin(ADA6MUX, ADA6), pin(ADA5MUX, ADA5), pin(ADA4MUX, ADA4), pin(ADA3MUX, ADA3), pin(ADA2MUX, ADA2), pin(ADA1MUX, ADA1), pin(ADA0MUX, ADA0)};
 	wire clk_A = (CLKAMUX == "INV") ? ~CLKA : CLKA;
 	wire selected_A = {pin(CSA2MUX, CSA2), pin(CSA1MUX, CSA1), pin(CSA0MUX, CSA0)} == decode(CSDECODE_A);
 	wire ce_A = pin(CEAMUX, CEA), oce_A = pin(OCEAMUX, OCEA), we_A = pin(WEAMUX, WEA), rst_A = pin(RSTAMUX, RSTA);
 	reg [17:0] latch_A = 18'h0, out_A = 18'h0;
 	wire [17:0] do_A = (REGMODE_A == "OUTREG") ? out_A : latch_A;
-	assign {DOA17, DOA16, DOA15, DOA14, DOA13, DOA12, DOA11, DOA10, DOA9, DOA8, DOA7, DOA6, DOA5, DOA4, DOA3, DOA2, DOA1, DOA0} = do_A;
 	wire arst_A = RESETMODE == "ASYNC" && rst_A;
-	reg [17:0] old_A;
+	reg [35:0] old_A;
 	always @(posedge clk_A or posedge arst_A) begin
 		if (rst_A) begin
 			latch_A <= 18'h0;
 			out_A <= 18'h0;
+		end else if (WIDE_WRITE) begin
+			if (ce_A && selected_A && we_A) write(36, ad_A, wide_di);
 		end else begin
 			if (oce_A) out_A <= latch_A;
 			if (ce_A && selected_A) begin
 				old_A = read(DATA_WIDTH_A, ad_A);
-				if (!we_A) latch_A <= old_A;
+				if (!we_A) latch_A <= old_A[17:0];
 				else begin
-					write(DATA_WIDTH_A, ad_A, di_A);
-					if (WRITEMODE_A == "READBEFOREWRITE") latch_A <= old_A;
+					write(DATA_WIDTH_A, ad_A, {18'h0, di_A});
+					if (WRITEMODE_A == "READBEFOREWRITE") latch_A <= old_A[17:0];
 					else if (WRITEMODE_A == "WRITETHROUGH") latch_A <= read(DATA_WIDTH_A, ad_A);
 				end
 			end
 		end
 	end
 
-	// port B
-	wire [17:0] di_B = {pin(DIB17MUX, DIB17), pin(DIB16MUX, DIB16), pin(DIB15MUX, DIB15), pin(DIB14MUX, DIB14), pin(DIB13MUX, DIB13), pin(DIB12MUX, DIB12), pin(DIB11MUX, DIB11), pin(DIB10MUX, DIB10), pin(DIB9MUX, DIB9), pin(DIB8MUX, DIB8), pin(DIB7MUX, DIB7), pin(DIB6MUX, DIB6), pin(DIB5MUX, DIB5), pin(DIB4MUX, DIB4), pin(DIB3MUX, DIB3), pin(DIB2MUX, DIB2), pin(DIB1MUX, DIB1), pin(DIB0MUX, DIB0)};
+	// port B (its latch and output register 36 bits wide for the 36-bit read)
 	wire [13:0] ad_B = {pin(ADB13MUX, ADB13), pin(ADB12MUX, ADB12), pin(ADB11MUX, ADB11), pin(ADB10MUX, ADB10), pin(ADB9MUX, ADB9), pin(ADB8MUX, ADB8), pin(ADB7MUX, ADB7), pin(ADB6MUX, ADB6), pin(ADB5MUX, ADB5), pin(ADB4MUX, ADB4), pin(ADB3MUX, ADB3), pin(ADB2MUX, ADB2), pin(ADB1MUX, ADB1), pin(ADB0MUX, ADB0)};
 	wire clk_B = (CLKBMUX == "INV") ? ~CLKB : CLKB;
 	wire selected_B = {pin(CSB2MUX, CSB2), pin(CSB1MUX, CSB1), pin(CSB0MUX, CSB0)} == decode(CSDECODE_B);
 	wire ce_B = pin(CEBMUX, CEB), oce_B = pin(OCEBMUX, OCEB), we_B = pin(WEBMUX, WEB), rst_B = pin(RSTBMUX, RSTB);
-	reg [17:0] latch_B = 18'h0, out_B = 18'h0;
-	wire [17:0] do_B = (REGMODE_B == "OUTREG") ? out_B : latch_B;
-	assign {DOB17, DOB16, DOB15, DOB14, DOB13, DOB12, DOB11, DOB10, DOB9, DOB8, DOB7, DOB6, DOB5, DOB4, DOB3, DOB2, DOB1, DOB0} = do_B;
+	reg [35:0] latch_B = 36'h0, out_B = 36'h0;
+	wire [35:0] do_B = (REGMODE_B == "OUTREG") ? out_B : latch_B;
 	wire arst_B = RESETMODE == "ASYNC" && rst_B;
-	reg [17:0] old_B;
+	reg [35:0] old_B;
 	always @(posedge clk_B or posedge arst_B) begin
 		if (rst_B) begin
-			latch_B <= 18'h0;
-			out_B <= 18'h0;
+			latch_B <= 36'h0;
+			out_B <= 36'h0;
 		end else begin
 			if (oce_B) out_B <= latch_B;
 			if (ce_B && selected_B) begin
 				old_B = read(DATA_WIDTH_B, ad_B);
-				if (!we_B) latch_B <= old_B;
+				if (!we_B || WIDE_WRITE) latch_B <= old_B;
 				else begin
-					write(DATA_WIDTH_B, ad_B, di_B);
+					write(DATA_WIDTH_B, ad_B, {18'h0, di_B});
 					if (WRITEMODE_B == "READBEFOREWRITE") latch_B <= old_B;
 					else if (WRITEMODE_B == "WRITETHROUGH") latch_B <= read(DATA_WIDTH_B, ad_B);
 				end
@@ -355,14 +374,20 @@ module DP16KD(
 		end
 	end
 
-	// Yosys writes the 36-bit pseudo dual port mode as DATA_WIDTH 36 (port A's DI and port B's DO each
-	// carrying half the word), which this model does not simulate: it stops at the start instead of
-	// reading and writing that word wrongly
+	assign {DOA17, DOA16, DOA15, DOA14, DOA13, DOA12, DOA11, DOA10, DOA9, DOA8, DOA7, DOA6, DOA5, DOA4, DOA3, DOA2, DOA1, DOA0} = WIDE_READ ? do_B[17:0] : do_A;
+	assign {DOB17, DOB16, DOB15, DOB14, DOB13, DOB12, DOB11, DOB10, DOB9, DOB8, DOB7, DOB6, DOB5, DOB4, DOB3, DOB2, DOB1, DOB0} = WIDE_READ ? do_B[35:18] : do_B[17:0];
+
+	// a mode the silicon lacks or this model does not simulate stops the simulation at its start
+	// rather than being simulated wrongly: the 36-bit mode reads only on port B and writes only on A
 	generate
-		if ((DATA_WIDTH_A != 1 && DATA_WIDTH_A != 2 && DATA_WIDTH_A != 4 && DATA_WIDTH_A != 9 && DATA_WIDTH_A != 18) ||
-		    (DATA_WIDTH_B != 1 && DATA_WIDTH_B != 2 && DATA_WIDTH_B != 4 && DATA_WIDTH_B != 9 && DATA_WIDTH_B != 18))
-			initial $fatal(1, "DP16KD: only the 1, 2, 4, 9 and 18-bit modes are modelled");
+		if ((DATA_WIDTH_A != 1 && DATA_WIDTH_A != 2 && DATA_WIDTH_A != 4 && DATA_WIDTH_A != 9 && DATA_WIDTH_A != 18 && DATA_WIDTH_A != 36) ||
+		    (DATA_WIDTH_B != 1 && DATA_WIDTH_B != 2 && DATA_WIDTH_B != 4 && DATA_WIDTH_B != 9 && DATA_WIDTH_B != 18 && DATA_WIDTH_B != 36) ||
+		    (WIDE_READ && !WIDE_WRITE))
+			initial $fatal(1, "DP16KD: the modes are 1, 2, 4, 9 and 18 bits on each port, and 36 bits written on A");
 	endgenerate
+	always @*
+		if (WIDE_WRITE && we_B && ce_B && selected_B)
+			$fatal(1, "DP16KD: port B does not write in the 36-bit mode");
 endmodule
 
 

@@ -113,7 +113,7 @@ def cell_models(target):
 
 
 # the DP16KD modes ecp5_cells.v simulates (Yosys writes the 36-bit pseudo dual port mode as width 36)
-_DP16KD_WIDTHS = {1, 2, 4, 9, 18}
+_DP16KD_WIDTHS = {1, 2, 4, 9, 18, 36}
 
 
 def _port_bits(rtlil_text):
@@ -310,7 +310,7 @@ def netlist_library(target, config, stage="synth", log=None, tamper=None, seed=1
         widths = set(map(int, re.findall(r"\.DATA_WIDTH_[AB]\(32'd(\d+)\)", netlist.read_text()))) - _DP16KD_WIDTHS
         if widths:      # ecp5_cells.v's model would stop the simulation at its start
             raise SynthError(f"the netlist has a DP16KD block RAM in its {min(widths)}-bit mode, which the cell "
-                             f"models do not simulate (they have its 1, 2, 4, 9 and 18-bit modes)")
+                             f"models do not simulate (they have its 1, 2, 4, 9, 18 and 36-bit modes)")
         # the cell models' timing (specify blocks, delays) is not simulated: Verilator reads no SDF
         model_build.verilate(work, driver, ("netlist.v",),
                              ["--no-timing", f"-I{models[0].parent}", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT",
@@ -584,11 +584,9 @@ def _levels(data, divisor):
 def check_board_netlist(board_name, config, boards, stage="synth", baud=115_200, log=None, progress=None,
                         tamper=None, rtl=None):
     """The dev board ``board_name``'s top level (its UART at ``baud``, as ``build`` would build it) as a
-    ``stage`` netlist against the RTL's compiled model (``rtl``, default
-    Verilator's, as the netlists' simulator: CXXRTL's model of this top sends its first reply a cycle
-    later than both, a difference between the two simulators' models not yet explained): every request of :func:`board_requests` sent on both rx pins, and every byte received on
-    tx compared with the cycle it completed on, until the board is idle again; return the
-    :class:`BoardNetlistCheck`. ``progress(n)`` after each request."""
+    ``stage`` netlist against the RTL's compiled model (``rtl``, default Verilator's, as the netlists'
+    simulator; CXXRTL's gives the same cycles): every request of :func:`board_requests` compared by
+    :func:`compare_boards`; return the :class:`BoardNetlistCheck`. ``progress(n)`` after each request."""
     from .devboards import check_baud, get_dev_board
     board = get_dev_board(board_name)
     target = TARGETS[board.target]
@@ -602,12 +600,20 @@ def check_board_netlist(board_name, config, boards, stage="synth", baud=115_200,
         rtl or VerilatorHostLink(config, divisor, idle_timeout, log=log))
     result = BoardNetlistCheck(board.name, board.target, stage, config.core, config.layout, config.legal,
                                config.order, config.perft_engines, divisor)
+    return compare_boards(rtl, netlist, board_requests(config, boards), divisor, idle_timeout, result, progress)
+
+
+def compare_boards(rtl, other, requests, divisor, idle_timeout, result, progress=None):
+    """Two compiled models of one board top (``rtl`` the reference, whose replies are checked) sent
+    ``requests`` (:func:`board_requests`) on their rx pins, every byte received on tx compared with the
+    cycle it completed on and the busy pin, until the board is idle again; ``result`` (a
+    :class:`BoardNetlistCheck`) filled in and returned. ``progress(n)`` after each request."""
     start = time.perf_counter()
     # a request ends when the board has been idle, its tx line high, for longer than a byte takes
     quiet = 12 * divisor
-    for what, request, answers, fen, times_out in board_requests(config, boards):
+    for what, request, answers, fen, times_out in requests:
         levels = _levels(request, divisor)
-        sent = [rtl.run(levels), netlist.run(levels)]
+        sent = [rtl.run(levels), other.run(levels)]
         replies, differences = [bytearray(), bytearray()], []
         rest = 2 * quiet + (idle_timeout if times_out else 0)
         if sent[0] != sent[1]:
@@ -617,17 +623,17 @@ def check_board_netlist(board_name, config, boards, stage="synth", baud=115_200,
         # a byte at a time, with the cycles it took: each must come at the same cycle from both
         idle = 0
         while not differences and idle < rest:
-            (ours, ran), (theirs, their_ran) = rtl.idle(quiet, stop_after=1), netlist.idle(quiet, stop_after=1)
-            if (ours, ran) != (theirs, their_ran) or rtl.busy() != netlist.busy():
+            (ours, ran), (theirs, their_ran) = rtl.idle(quiet, stop_after=1), other.idle(quiet, stop_after=1)
+            if (ours, ran) != (theirs, their_ran) or rtl.busy() != other.busy():
                 differences.append(Difference(fen, f"{what}: the reply's byte {len(replies[0])} and the cycles "
                                                    f"it took, the board busy", f"{ours.hex()} ({ran}, {rtl.busy()})",
-                                              f"{theirs.hex()} ({their_ran}, {netlist.busy()})"))
+                                              f"{theirs.hex()} ({their_ran}, {other.busy()})"))
             replies[0] += ours
             replies[1] += theirs
             idle = 0 if ours or rtl.busy() else idle + ran
-        if not differences and rtl.clock_cycles() != netlist.clock_cycles():
+        if not differences and rtl.clock_cycles() != other.clock_cycles():
             differences.append(Difference(fen, f"{what}: simulated clock cycles", str(rtl.clock_cycles()),
-                                          str(netlist.clock_cycles())))
+                                          str(other.clock_cycles())))
         if not differences:
             _check_rtl_reply(what, fen, bytes(replies[0]), answers)
         result.differences += differences

