@@ -33,7 +33,7 @@ from .rtlil import design_rtlil
 __all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "SEARCH_CXXFLAGS", "YOSYS_SCRIPT", "VERILOG_SCRIPT",
            "VERILATOR_ARGS", "VERILATOR_CXXFLAGS", "VERILATOR_SLOW_CXXFLAGS", "SIMULATORS", "build_model", "compile_seconds",
            "build_perft_model", "build_leafcount_model", "build_search_model", "build_hostlink_model", "builds",
-           "use_builds", "driver_sources", "top_module", "cached_build", "verilate"]
+           "use_builds", "driver_sources", "top_module", "cached_build", "verilate", "runtime_settings"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # The search engine's model at -O1: g++ spends its minutes on the one eval() function CXXRTL writes
@@ -380,7 +380,8 @@ def verilate(work, driver_name, verilog, extra_args=()):
     make = shutil.which("make")
     if make is None:
         raise BackendUnavailable("Verilator's models are built by make, which is not installed")
-    opt = f"OPT_FAST={VERILATOR_CXXFLAGS[0]} OPT_GLOBAL={VERILATOR_CXXFLAGS[0]} OPT_SLOW={' '.join(VERILATOR_SLOW_CXXFLAGS)}"
+    opt = (f"OPT_FAST={VERILATOR_CXXFLAGS[0]} OPT_GLOBAL={VERILATOR_CXXFLAGS[0]} "
+           f"OPT_SLOW={' '.join(VERILATOR_SLOW_CXXFLAGS)}")
     environment = dict(os.environ, MAKEFLAGS=" ".join(filter(None, [variables.get("MAKEFLAGS"), opt])),
                        CXX=compiler)
     done = subprocess.run([script, *VERILATOR_ARGS, *extra_args, "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]),
@@ -418,13 +419,18 @@ def _make(make, obj, target, environment):
 _DESIGN_FILE_LINE = re.compile(r"^[ \t]+Vtop\S*[ \t]*\\?\n", re.M)
 
 
+def runtime_settings(obj):
+    """What Verilator's makefiles in ``obj`` say that its runtime library's build depends on: their
+    text without the lists of the design's own files."""
+    return "".join(_DESIGN_FILE_LINE.sub("", (obj / name).read_text()) for name in ("Vtop.mk", "Vtop_classes.mk"))
+
+
 def _verilated_runtime(make, obj, version, environment):
     """Verilator's runtime library (verilated.cpp ...), the same for every model whose makefiles
     set the same options: compiled once (about ten processor-seconds a model) and kept in the cache
     under a hash of the Verilator, the compiler, the flags and those settings."""
-    settings = "".join(_DESIGN_FILE_LINE.sub("", (obj / name).read_text()) for name in ("Vtop.mk", "Vtop_classes.mk"))
-    key = hashlib.sha256("\0".join([version, cxx_compiler() or "", " ".join(VERILATOR_CXXFLAGS), environment["MAKEFLAGS"],
-                                     settings]).encode()).hexdigest()[:20]
+    parts = [version, cxx_compiler() or "", " ".join(VERILATOR_CXXFLAGS), environment["MAKEFLAGS"], runtime_settings(obj)]
+    key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
     library = cache_dir("cxxrtl", "verilated") / f"libverilated-{key}.a"
     if not library.exists():
         _make(make, obj, "libverilated.a", environment)
