@@ -31,9 +31,10 @@ from ..harness.toolchain import verilator as verilator_tool
 from .rtlil import design_rtlil
 
 __all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "SEARCH_CXXFLAGS", "YOSYS_SCRIPT", "VERILOG_SCRIPT",
-           "VERILATOR_ARGS", "VERILATOR_CXXFLAGS", "VERILATOR_SLOW_CXXFLAGS", "SIMULATORS", "build_model", "compile_seconds",
-           "build_perft_model", "build_leafcount_model", "build_search_model", "build_hostlink_model", "builds",
-           "use_builds", "driver_sources", "top_module", "cached_build", "verilate", "runtime_settings"]
+           "VERILATOR_ARGS", "VERILATOR_CXXFLAGS", "VERILATOR_SLOW_CXXFLAGS", "SIMULATORS", "build_model",
+           "compile_seconds", "build_perft_model", "build_leafcount_model", "build_search_model",
+           "build_hostlink_model", "builds", "use_builds", "driver_sources", "top_module", "cached_build", "verilate",
+           "runtime_settings"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # The search engine's model at -O1: g++ spends its minutes on the one eval() function CXXRTL writes
