@@ -62,7 +62,7 @@ VERILATOR_ARGS = ("--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast", "-
 # Verilator's C++ and the driver: -O2 (-O3 compiles longer for no measured gain).
 VERILATOR_CXXFLAGS = ("-O2", "-fPIC")
 # The model's cold code (construction, initial values, the first settle: run once a model): -O2 as
-# well (-O1 compiled the fast core with legality sooner, but the three-engine array 10% slower).
+# well (-O1 gave the three-engine array's compile no measurable gain).
 VERILATOR_SLOW_CXXFLAGS = ("-O2",)
 SIMULATORS = ("cxxrtl", "verilator")
 
