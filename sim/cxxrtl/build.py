@@ -31,9 +31,10 @@ from ..harness.toolchain import verilator as verilator_tool
 from .rtlil import design_rtlil
 
 __all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "SEARCH_CXXFLAGS", "YOSYS_SCRIPT", "VERILOG_SCRIPT",
-           "VERILATOR_ARGS", "VERILATOR_CXXFLAGS", "SIMULATORS", "build_model", "compile_seconds",
-           "build_perft_model", "build_leafcount_model", "build_search_model", "build_hostlink_model", "builds",
-           "use_builds", "driver_sources", "top_module", "cached_build", "verilate"]
+           "VERILATOR_ARGS", "VERILATOR_CXXFLAGS", "VERILATOR_SLOW_CXXFLAGS", "SIMULATORS", "build_model",
+           "compile_seconds", "build_perft_model", "build_leafcount_model", "build_search_model",
+           "build_hostlink_model", "builds", "use_builds", "driver_sources", "top_module", "cached_build", "verilate",
+           "runtime_settings"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # The search engine's model at -O1: g++ spends its minutes on the one eval() function CXXRTL writes
@@ -56,10 +57,13 @@ VERILOG_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; setunde
 # Amaranth's Verilog is lint-noisy by design (widths, incomplete cases): warnings, not errors.
 # --output-split(-cfuncs): the model's C++ in files and functions of a few thousand statements, so
 # that make keeps a g++ on every core (:func:`_build_jobs`) to the end of the build.
-VERILATOR_ARGS = ("--cc", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast", "--top-module", "top",
+VERILATOR_ARGS = ("--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast", "--top-module", "top",
                   "-Wno-fatal", "-Wno-lint", "-Wno-style", "--output-split", "3000", "--output-split-cfuncs", "3000")
 # Verilator's C++ and the driver: -O2 (-O3 compiles longer for no measured gain).
 VERILATOR_CXXFLAGS = ("-O2", "-fPIC")
+# The model's cold code (construction, initial values, the first settle: run once a model): -O2 as
+# well (-O1 gave the three-engine array's compile no measurable gain).
+VERILATOR_SLOW_CXXFLAGS = ("-O2",)
 SIMULATORS = ("cxxrtl", "verilator")
 
 
@@ -181,7 +185,7 @@ def _compile(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLA
     if simulator not in SIMULATORS:
         raise ValueError(f"unknown simulator {simulator!r}")
     if simulator == "verilator":
-        name, flags = f"verilator-{name}", VERILATOR_CXXFLAGS + VERILATOR_ARGS
+        name, flags = f"verilator-{name}", VERILATOR_CXXFLAGS + VERILATOR_SLOW_CXXFLAGS + VERILATOR_ARGS
     if name in _KNOWN:
         return _KNOWN[name]
     index = _index_path(name, flags)
@@ -374,20 +378,24 @@ def verilate(work, driver_name, verilog, extra_args=()):
     (a netlist's cell models, their include folders)."""
     compiler = cxx_compiler()
     script, variables, version, root_dir = verilator_version()
-    opt = " ".join(f"{variable}={VERILATOR_CXXFLAGS[0]}" for variable in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL"))
+    make = shutil.which("make")
+    if make is None:
+        raise BackendUnavailable("Verilator's models are built by make, which is not installed")
+    opt = (f"OPT_FAST={VERILATOR_CXXFLAGS[0]} OPT_GLOBAL={VERILATOR_CXXFLAGS[0]} "
+           f"OPT_SLOW={' '.join(VERILATOR_SLOW_CXXFLAGS)}")
     environment = dict(os.environ, MAKEFLAGS=" ".join(filter(None, [variables.get("MAKEFLAGS"), opt])),
                        CXX=compiler)
-    done = subprocess.run([script, *VERILATOR_ARGS, "--build-jobs", str(_build_jobs()), *extra_args,
-                           "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]),
+    done = subprocess.run([script, *VERILATOR_ARGS, *extra_args, "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]),
                            "--Mdir", "obj", *verilog], cwd=work, capture_output=True, text=True, env=environment)
     if done.returncode:
         first = ([line for line in done.stderr.splitlines() if "Error" in line] or
                  done.stderr.strip().splitlines() or ["no message"])[0]
         raise BackendUnavailable(f"Verilator failed: {first}")
+    _make(make, work / "obj", "Vtop__ALL.a", environment)
     include = root_dir / "include"
     command = [compiler, *VERILATOR_CXXFLAGS, "-shared", "-DHWMG_VERILATOR", f"-I{work}", f"-I{work / 'obj'}",
-               f"-I{include}", f"-I{include / 'vltstd'}", driver_name, "obj/Vtop__ALL.a", "obj/libverilated.a",
-               "-pthread", "-o", "model.so"]
+               f"-I{include}", f"-I{include / 'vltstd'}", driver_name, "obj/Vtop__ALL.a",
+               str(_verilated_runtime(make, work / "obj", version, environment)), "-pthread", "-o", "model.so"]
     done = subprocess.run(command, cwd=work, capture_output=True, text=True)
     if done.returncode:
         first = ([line for line in done.stderr.splitlines() if "error" in line] or
@@ -396,6 +404,41 @@ def verilate(work, driver_name, verilog, extra_args=()):
     for leftover in ("top.il", *verilog):
         (work / leftover).unlink()
     shutil.rmtree(work / "obj")
+
+
+def _make(make, obj, target, environment):
+    """Build ``target`` of the Verilated model's makefile in ``obj``, a g++ per processor."""
+    done = subprocess.run([make, "-C", str(obj), "-f", "Vtop.mk", f"-j{_build_jobs()}", target], capture_output=True,
+                          text=True, env=environment)
+    if done.returncode:
+        first = ([line for line in done.stderr.splitlines() if "error" in line] or
+                 done.stderr.strip().splitlines() or ["no message"])[0]
+        raise BackendUnavailable(f"compiling the Verilator model failed: {first}")
+
+
+# A line of the makefiles that names one of the design's own C++ files (Vtop__024root__3 ...)
+_DESIGN_FILE_LINE = re.compile(r"^[ \t]+Vtop\S*[ \t]*\\?\n", re.M)
+
+
+def runtime_settings(obj):
+    """What Verilator's makefiles in ``obj`` say that its runtime library's build depends on: their
+    text without the lists of the design's own files."""
+    return "".join(_DESIGN_FILE_LINE.sub("", (obj / name).read_text()) for name in ("Vtop.mk", "Vtop_classes.mk"))
+
+
+def _verilated_runtime(make, obj, version, environment):
+    """Verilator's runtime library (verilated.cpp ...), the same for every model whose makefiles
+    set the same options: compiled once (about ten processor-seconds a model) and kept in the cache
+    under a hash of the Verilator, the compiler, the flags and those settings."""
+    parts = [version, cxx_compiler() or "", " ".join(VERILATOR_CXXFLAGS), environment["MAKEFLAGS"], runtime_settings(obj)]
+    key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
+    library = cache_dir("cxxrtl", "verilated") / f"libverilated-{key}.a"
+    if not library.exists():
+        _make(make, obj, "libverilated.a", environment)
+        temporary = library.with_suffix(f".{os.getpid()}.tmp")
+        shutil.copyfile(obj / "libverilated.a", temporary)
+        os.replace(temporary, library)
+    return library
 
 
 def _build_jobs():

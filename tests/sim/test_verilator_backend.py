@@ -3,12 +3,14 @@ so the same positions and trees give the same streams, counters, cycles (every c
 loading included), cycle traces, perft counters and search results. Few positions, small trees:
 what this file checks is the equality of the two simulators; the sweeps run on one of them."""
 
+import subprocess
+
 import chess
 import pytest
 
 from hwmovegen.sim.backends import HardwareSearch, get_backend, resolve
 from hwmovegen.sim.cxxrtl import CxxrtlBackend, CxxrtlSearch, VerilatorBackend, VerilatorSearch
-from hwmovegen.sim.cxxrtl.build import _check_initialised, BackendUnavailable
+from hwmovegen.sim.cxxrtl.build import _check_initialised, BackendUnavailable, runtime_settings, verilator_version
 from hwmovegen.sim.drivers.hwperft import HardwarePerft
 from hwmovegen.sim.model import Position
 from hwmovegen.sim.model.perft import perft
@@ -146,3 +148,31 @@ def test_a_register_without_initial_value_is_refused():
         _check_initialised("  reg [3:0] a = 4'h0;\n  reg [39:0] _0_;\n")
     with pytest.raises(BackendUnavailable, match="register mem"):
         _check_initialised("  reg [3:0] mem [7:0];\n")
+
+
+SMALL = "module top(input clk, input [7:0] a, output reg [7:0] q);\n  always @(posedge clk) q <= a + 8'd1;\nendmodule\n"
+LARGE = ("module top(input clk, input [7:0] a, output [63:0] q);\n" +
+         "".join(f"  reg [7:0] r{i} = 8'd0;\n  always @(posedge clk) r{i} <= r{i} ^ (a + 8'd{i});\n"
+                 for i in range(8)) +
+         "  assign q = {" + ", ".join(f"r{i}" for i in range(8)) + "};\nendmodule\n")
+
+
+def _makefiles(folder, verilog, *options):
+    folder.mkdir()
+    (folder / "top.v").write_text(verilog)
+    script = verilator_version()[0]
+    subprocess.run([script, "--cc", "--top-module", "top", "--output-split", "1", "--output-split-cfuncs", "1", *options,
+                    "--Mdir", "obj", "top.v"], cwd=folder, check=True, capture_output=True)
+    return folder / "obj"
+
+
+def test_the_cached_runtime_is_shared_by_designs_and_not_by_options(tmp_path):
+    """Verilator's runtime library is compiled once for every model whose makefiles set the same
+    options: their design's files are no part of its key, an option that changes its build is."""
+    small = _makefiles(tmp_path / "small", SMALL)
+    large = _makefiles(tmp_path / "large", LARGE)
+    traced = _makefiles(tmp_path / "traced", SMALL, "--trace")
+    classes = [(obj / "Vtop_classes.mk").read_text() for obj in (small, large)]
+    assert classes[0] != classes[1]             # the designs' files differ...
+    assert runtime_settings(small) == runtime_settings(large)      # ...and are left out
+    assert runtime_settings(small) != runtime_settings(traced)
