@@ -31,7 +31,7 @@ from ..harness.toolchain import verilator as verilator_tool
 from .rtlil import design_rtlil
 
 __all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "SEARCH_CXXFLAGS", "YOSYS_SCRIPT", "VERILOG_SCRIPT",
-           "VERILATOR_ARGS", "VERILATOR_CXXFLAGS", "VERILATOR_SLOW_CXXFLAGS", "SIMULATORS", "build_model",
+           "VERILATOR_ARGS", "VERILATOR_CXXFLAGS", "SIMULATORS", "build_model",
            "compile_seconds", "build_perft_model", "build_leafcount_model", "build_search_model",
            "build_hostlink_model", "builds", "use_builds", "driver_sources", "top_module", "cached_build", "verilate",
            "runtime_settings"]
@@ -61,9 +61,6 @@ VERILATOR_ARGS = ("--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast", "-
                   "-Wno-fatal", "-Wno-lint", "-Wno-style", "--output-split", "3000", "--output-split-cfuncs", "3000")
 # Verilator's C++ and the driver: -O2 (-O3 compiles longer for no measured gain).
 VERILATOR_CXXFLAGS = ("-O2", "-fPIC")
-# The model's cold code (construction, initial values, the first settle: run once a model): -O2 as
-# well (-O1 gave the three-engine array's compile no measurable gain).
-VERILATOR_SLOW_CXXFLAGS = ("-O2",)
 SIMULATORS = ("cxxrtl", "verilator")
 
 
@@ -185,7 +182,7 @@ def _compile(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLA
     if simulator not in SIMULATORS:
         raise ValueError(f"unknown simulator {simulator!r}")
     if simulator == "verilator":
-        name, flags = f"verilator-{name}", VERILATOR_CXXFLAGS + VERILATOR_SLOW_CXXFLAGS + VERILATOR_ARGS
+        name, flags = f"verilator-{name}", VERILATOR_CXXFLAGS + VERILATOR_ARGS
     if name in _KNOWN:
         return _KNOWN[name]
     index = _index_path(name, flags)
@@ -381,8 +378,7 @@ def verilate(work, driver_name, verilog, extra_args=()):
     make = shutil.which("make")
     if make is None:
         raise BackendUnavailable("Verilator's models are built by make, which is not installed")
-    opt = (f"OPT_FAST={VERILATOR_CXXFLAGS[0]} OPT_GLOBAL={VERILATOR_CXXFLAGS[0]} "
-           f"OPT_SLOW={' '.join(VERILATOR_SLOW_CXXFLAGS)}")
+    opt = " ".join(f"{variable}={VERILATOR_CXXFLAGS[0]}" for variable in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL"))
     environment = dict(os.environ, MAKEFLAGS=" ".join(filter(None, [variables.get("MAKEFLAGS"), opt])),
                        CXX=compiler)
     done = subprocess.run([script, *VERILATOR_ARGS, *extra_args, "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]),
