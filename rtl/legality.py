@@ -299,7 +299,6 @@ class SetupSweep(wiring.Component):
         # the first rank, then down from the seventh (the turn reads the eighth for both)
         turning = ~down & (row == 7)
         sweep_row = Mux(down, row - 1, Mux(turning, 6, row + 1))
-        next_row = Mux(self.start, 0, sweep_row)
         rank = [Signal(8, name=f"rank_plane{k}") for k in range(4)]
         # start picks the first rank, a constant select: it only drives the last multiplexer
         # before the rank registers (in a large perft array it arrives from far off)
@@ -339,9 +338,12 @@ class SetupSweep(wiring.Component):
         below, level, above, last_attacks = (Signal(8, name=n) for n in ("below", "level", "above", "last_attacks"))
         with m.If(sweeping):
             m.d.sync += last_attacks.eq(attacks)
-        offset = Signal(signed(4))          # the rank under the sweep less the king's (once found)
+        # the rank under the sweep less the king's (once found). Not from ``start``: the offset is read
+        # only once the king is found, and each sweep's first cycle writes it afresh (in a large perft
+        # array, start in the subtraction was the critical path)
+        offset = Signal(signed(4))
         with m.If(sweeping):
-            m.d.sync += offset.eq(next_row - Mux(finding, row, king_rank))
+            m.d.sync += offset.eq(sweep_row - Mux(finding, row, king_rank))
         with m.If(finding):
             m.d.sync += [found.eq(1), king_file.eq(file_now), king_rank.eq(row),
                          below.eq(below | last_attacks), level.eq(level | attacks)]

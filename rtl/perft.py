@@ -249,13 +249,21 @@ class PerftEngine(wiring.Component):
         with m.If(task.request & task.grant):
             m.d.sync += [held.eq(task.index), holding.eq(1)]
 
+        # EXPAND's decisions, from registers: each is its comparison a cycle late, exact in EXPAND
+        # because EXPAND is entered from IDLE (set there) or after MAKING (ply, split and passed
+        # settled), and a grant in EXPAND is compared as it comes. In a large array the comparisons
+        # fed the generator's start and the legality stage behind it (24 logic levels).
+        at_split, elsewhere, at_bottom = Signal(1), Signal(1), Signal(1)
+        m.d.sync += [at_split.eq(ply == split), at_bottom.eq(ply == bottom),
+                     elsewhere.eq(passed != Mux(task.request & task.grant, task.index, held))]
+
         idle = Signal(1)
         moves = gen.moves
         # The bottom ply's moves are counted as they stream, in any state: the walk goes on as
         # soon as the generator's board is free, and the next start waits for the generator.
         streaming = Signal(1)               # the positions under way are at the bottom ply
         with m.If(gen.start & gen.start_ready):
-            m.d.sync += streaming.eq(ply == bottom)
+            m.d.sync += streaming.eq(at_bottom)
         counter_busy = Const(0, 1)
         if self.count_leaves:
             m.submodules.counter = counter = self.counter
@@ -266,7 +274,7 @@ class PerftEngine(wiring.Component):
                 counter.move.eq(moves.payload),
                 counter.planes.eq(Mux(rooting, gen.planes, gen.move_planes)),
                 counter.state.eq(Mux(rooting, gen.board_state, gen.move_state)),
-                gen.all_moves.eq(ply == bottom),
+                gen.all_moves.eq(at_bottom),
             ]
             with m.If(counter.out_valid):
                 m.d.sync += [counters.nodes.eq(counters.nodes + counter.count),
@@ -287,17 +295,17 @@ class PerftEngine(wiring.Component):
                 with m.If(self.start):
                     below = self.depth - (2 if self.count_leaves else 1)   # the bottom ply
                     shallow = self.depth == 1 if self.count_leaves else 0
-                    m.d.sync += [ply.eq(0), root.eq(shallow),
-                                 bottom.eq(Mux(shallow, 0, below)),
-                                 split.eq(Mux(shallow, 0, Mux(below < self.split_ply, below, self.split_ply))),
+                    bottom_now = Mux(shallow, 0, below)
+                    split_now = Mux(shallow, 0, Mux(below < self.split_ply, below, self.split_ply))
+                    m.d.sync += [ply.eq(0), root.eq(shallow), bottom.eq(bottom_now), split.eq(split_now),
+                                 at_split.eq(split_now == 0), at_bottom.eq(bottom_now == 0), elsewhere.eq(0),
                                  passed.eq(0), holding.eq(0),
                                  counters.eq(0), counters.cycles.eq(1)]
                     m.next = "EXPAND"
             with m.State("EXPAND"):         # generate at this ply
-                at_split = ply == split
                 with m.If(at_split & ~holding):
                     m.d.comb += task.request.eq(1)
-                with m.Elif(at_split & (passed != held)):      # another engine's node
+                with m.Elif(at_split & elsewhere):      # another engine's node
                     m.d.sync += passed.eq(passed + 1)
                     m.next = "BACK"
                 with m.Elif(root):
@@ -309,7 +317,7 @@ class PerftEngine(wiring.Component):
                     with m.If(gen.start_ready):
                         with m.If(at_split):
                             m.d.sync += [passed.eq(passed + 1), holding.eq(0)]
-                        with m.If(ply == bottom):
+                        with m.If(at_bottom):
                             m.next = "LEAVE"
                         with m.Else():
                             m.next = "GENERATE"
