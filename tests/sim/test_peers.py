@@ -33,7 +33,7 @@ fen, depth = sys.argv[1], int(sys.argv[2])
 if depth > 4:
     time.sleep(30)
 for d in range(1, depth + 1):
-    end = time.process_time() + 0.005 * 10 ** (d - 2)       # CPU time that grows with the depth
+    end = time.process_time() + 0.05 * 10 ** (d - 2)        # CPU time that grows with the depth
     while time.process_time() < end:
         pass
     print(f"Perft {d}: {20 ** d} {d}ms {d}.5 MNodes/s")
@@ -76,8 +76,10 @@ def test_a_slow_engine_times_out(fake_engine):
 def test_gigantua_perft_by_cpu_time(fake_gigantua):
     nodes, seconds, clock = gigantua_perft("8/8/8/8/8/8/8/K6k w - - 0 1", 3, fake_gigantua)
     assert nodes == 8000 and clock in ("cpu", "timer")
-    if clock == "cpu":      # depth 3 alone (50 ms), without depths 1-2 (5.5 ms) or Python's start-up
-        assert 0.035 < seconds < 0.054
+    # depth 3 alone (500 ms), without depths 1-2 (55 ms) or Python's start-up (whose processor time
+    # varies by some 15 ms between runs on a loaded machine: the perfts' times stand well above it)
+    if clock == "cpu":
+        assert 0.35 < seconds < 0.54
 
 
 def test_a_slow_gigantua_times_out(fake_gigantua):
