@@ -369,10 +369,11 @@ def _compile_verilator(name, driver_name, make_rtlil, what, log=None, flags=()):
                         what, log, make)
 
 
-def verilate(work, driver_name, verilog, extra_args=()):
+def verilate(work, driver_name, verilog, extra_args=(), design_opt=None):
     """Compile the Verilog files ``verilog`` (module ``top``) in ``work`` with Verilator and link them
     with the driver ``driver_name`` into ``work/model.so``; ``extra_args``: more Verilator options
-    (a netlist's cell models, their include folders)."""
+    (a netlist's cell models, their include folders); ``design_opt``: g++'s optimisation of the
+    design's own files instead of :data:`VERILATOR_CXXFLAGS`' (the runtime and the driver keep it)."""
     compiler = cxx_compiler()
     script, variables, version, root_dir = verilator_version()
     make = shutil.which("make")
@@ -387,7 +388,12 @@ def verilate(work, driver_name, verilog, extra_args=()):
         first = ([line for line in done.stderr.splitlines() if "Error" in line] or
                  done.stderr.strip().splitlines() or ["no message"])[0]
         raise BackendUnavailable(f"Verilator failed: {first}")
-    _make(make, work / "obj", "Vtop__ALL.a", environment)
+    design = environment
+    if design_opt:
+        design = dict(environment, MAKEFLAGS=" ".join(filter(None, [
+            variables.get("MAKEFLAGS"), *(f"{variable}={design_opt}" for variable in ("OPT_FAST", "OPT_SLOW")),
+            f"OPT_GLOBAL={VERILATOR_CXXFLAGS[0]}"])))
+    _make(make, work / "obj", "Vtop__ALL.a", design)
     include = root_dir / "include"
     command = [compiler, *VERILATOR_CXXFLAGS, "-shared", "-DHWMG_VERILATOR", f"-I{work}", f"-I{work / 'obj'}",
                f"-I{include}", f"-I{include / 'vltstd'}", driver_name, "obj/Vtop__ALL.a",

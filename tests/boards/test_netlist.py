@@ -20,6 +20,7 @@ from hwmovegen.sim.cxxrtl.models import CxxrtlHostLink, VerilatorHostLink
 from hwmovegen.sim.cxxrtl.build import verilator_version
 from hwmovegen.sim.cxxrtl.rtlil import design_rtlil
 from hwmovegen.sim.harness.toolchain import tool
+from hwmovegen.sim.verilator.build import UNOPTIMISED
 from hwmovegen.cli import main
 from hwmovegen.sim.model.epd import cpw_records
 from hwmovegen.sim.model.positions import random_boards
@@ -134,6 +135,11 @@ int main() {
 """
 
 
+def _bench_environment(variables):
+    """Verilator's environment for a small bench: its C++ unoptimised (a few thousand cycles run)."""
+    return {**os.environ, **variables, "MAKEFLAGS": " ".join(filter(None, [variables.get("MAKEFLAGS"), UNOPTIMISED]))}
+
+
 def _routed_dram_errors(work, tamper=None):
     """The routed netlist of :class:`_DistributedRam` on the ECP5 simulated in Verilator with the cell
     models beside its behaviour: (the cycles whose read data differ, cycles, the routed cells' types)."""
@@ -161,7 +167,7 @@ def _routed_dram_errors(work, tamper=None):
     subprocess.run([script, "--cc", "--exe", "--build", "--top-module", "bench", "-Wno-fatal", "-Wno-lint",
                     "-Wno-style", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT", "--no-timing", f"-I{models[0].parent}", *map(str, models),
                     "netlist.v", "bench.v", "main.cpp", "--Mdir", "obj", "-o", "bench"],
-                   cwd=work, check=True, capture_output=True, env={**os.environ, **variables})
+                   cwd=work, check=True, capture_output=True, env=_bench_environment(variables))
     errors, cycles = map(int, subprocess.run([work / "obj" / "bench"], capture_output=True, text=True,
                                              check=True).stdout.split())
     return errors, cycles, kinds
@@ -327,7 +333,7 @@ def _wide_ram_errors(work, init, transparent, tamper=None):
                     "-Wno-lint", "-Wno-style", "-Wno-MULTIDRIVEN", "-Wno-UNOPTFLAT", "--no-timing",
                     f"-I{models[0].parent}", *map(str, models), "netlist.v", "rtl.v", "bench.v", "main.cpp",
                     "--Mdir", "obj", "-o", "bench"], cwd=work, check=True, capture_output=True,
-                   env={**os.environ, **variables})
+                   env=_bench_environment(variables))
     errors, cycles = map(int, subprocess.run([work / "obj" / "bench"], capture_output=True, text=True,
                                              check=True).stdout.split())
     return errors, cycles, netlist
