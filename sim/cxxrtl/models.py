@@ -20,7 +20,7 @@ from ..harness.search import request_word, result_from_words
 from .build import build_hostlink_model, build_leafcount_model, build_perft_model, build_search_model
 
 __all__ = ["CxxrtlBackend", "CxxrtlPerft", "CxxrtlLeafCounter", "CxxrtlSearch", "CxxrtlHostLink",
-           "VerilatorBackend", "VerilatorPerft", "VerilatorSearch", "VerilatorHostLink"]
+           "VerilatorBackend", "VerilatorPerft", "VerilatorLeafCounter", "VerilatorSearch", "VerilatorHostLink"]
 
 MOVES_PER_POSITION = 512        # pseudo-legal streams stay far below this
 MAX_CYCLES = 100_000            # per position: a generation takes a few hundred
@@ -325,6 +325,11 @@ class VerilatorPerft(CxxrtlPerft):
 
 class VerilatorHostLink(CxxrtlHostLink):
     """A dev board's top level compiled by Verilator."""
+    name = simulator = "verilator"
+
+
+class VerilatorLeafCounter(CxxrtlLeafCounter):
+    """The leaf counter compiled by Verilator (in half CXXRTL's compile time)."""
     name = simulator = "verilator"
 
 

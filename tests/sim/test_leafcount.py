@@ -1,10 +1,11 @@
 """The compiled leaf counter in bulk: every pseudo-legal move of thousands of positions, the
-count after it against python-chess and, on a share of them, the golden model's own count."""
+count after it against python-chess and, on a share of them, the golden model's own count.
+The counter is Verilator's model: 54 processor-seconds to compile here, CXXRTL's 115."""
 
 import chess
 import pytest
 
-from hwmovegen.sim.cxxrtl import CxxrtlLeafCounter
+from hwmovegen.sim.cxxrtl import VerilatorLeafCounter
 from hwmovegen.sim.model.epd import bundled_suites
 from hwmovegen.sim.model import Position, generate, leaf_count
 from hwmovegen.sim.model.positions import random_boards, stress_boards
@@ -15,7 +16,7 @@ from ..legal_positions import RULES
 
 @pytest.fixture(scope="module")
 def counter():
-    counter = CxxrtlLeafCounter()
+    counter = VerilatorLeafCounter()
     counter.prepare()
     return counter
 
