@@ -80,12 +80,14 @@ def result_from_words(result_word, counters_word, pv_words):
 
 class PysimSearch:
     """A SearchEngine (a SearchArray with ``config.search_engines`` > 1) in Amaranth's simulator
-    (``dut``)."""
+    (``dut``). One simulator serves every search: it is reset to the design's initial state before
+    each, as a new one would start, without elaborating and compiling the design again (seconds)."""
     name = "pysim"
 
     def __init__(self, config=GeneratorConfig(core="fast"), log=None):
         from ...rtl.search import search_design     # elaborated only when a search is simulated
         self.dut = search_design(config)
+        self._sim = self._job = None
 
     def prepare(self):
         """Nothing to build: the design is elaborated with the simulator."""
@@ -97,40 +99,45 @@ class PysimSearch:
         ``watch``: called with the simulator's context in every cycle of the search (a test's
         monitor of the engine's inner signals)."""
         from amaranth.sim import Simulator
-        from . import pysim as tb
-        dut, words = self.dut, {}
-        request_value = request_word(request)
-
-        async def bench(ctx):
-            await tb.load(ctx, dut, request.position)
-            for index, key in enumerate(request.history):
-                ctx.set(dut.history.en, 1)
-                ctx.set(dut.history.index, index)
-                ctx.set(dut.history.key, key)
-                await ctx.tick()
-            ctx.set(dut.history.en, 0)
-            ctx.set(dut.request.as_value(), request_value)
-            ctx.set(dut.start, 1)
-            await ctx.tick()
-            ctx.set(dut.start, 0)
-            cycle = 0
-            while not ctx.get(dut.done):
-                ctx.set(dut.abort, cycle == abort_after or stop_flag is not None and stop_flag.value != 0)
-                if watch:
-                    watch(ctx)
-                await ctx.tick()
-                cycle += 1
-            ctx.set(dut.abort, 0)
-            words["result"] = ctx.get(dut.result.as_value())
-            words["counters"] = ctx.get(dut.counters.as_value())
-            pv = []
-            for index in range(unpack(ResultLayout, words["result"])["pv_length"]):
-                ctx.set(dut.pv_index, index)
-                pv.append(ctx.get(dut.pv_move.as_value()))
-            words["pv"] = pv
-
-        sim = Simulator(dut)
-        sim.add_clock(1e-8)
-        sim.add_testbench(bench)
-        sim.run()
+        self._job = (request, stop_flag, abort_after, watch, {})
+        if self._sim is None:
+            self._sim = Simulator(self.dut)
+            self._sim.add_clock(1e-8)
+            self._sim.add_testbench(self._bench)
+        else:
+            self._sim.reset()       # every signal and memory to its initial value, the bench restarted
+        self._sim.run()
+        words = self._job[-1]
         return result_from_words(words["result"], words["counters"], words["pv"])
+
+    async def _bench(self, ctx):
+        """The testbench of the current job: load, history, start, the cycles to done, the answer."""
+        from . import pysim as tb
+        dut = self.dut
+        request, stop_flag, abort_after, watch, words = self._job
+        await tb.load(ctx, dut, request.position)
+        for index, key in enumerate(request.history):
+            ctx.set(dut.history.en, 1)
+            ctx.set(dut.history.index, index)
+            ctx.set(dut.history.key, key)
+            await ctx.tick()
+        ctx.set(dut.history.en, 0)
+        ctx.set(dut.request.as_value(), request_word(request))
+        ctx.set(dut.start, 1)
+        await ctx.tick()
+        ctx.set(dut.start, 0)
+        cycle = 0
+        while not ctx.get(dut.done):
+            ctx.set(dut.abort, cycle == abort_after or stop_flag is not None and stop_flag.value != 0)
+            if watch:
+                watch(ctx)
+            await ctx.tick()
+            cycle += 1
+        ctx.set(dut.abort, 0)
+        words["result"] = ctx.get(dut.result.as_value())
+        words["counters"] = ctx.get(dut.counters.as_value())
+        pv = []
+        for index in range(unpack(ResultLayout, words["result"])["pv_length"]):
+            ctx.set(dut.pv_index, index)
+            pv.append(ctx.get(dut.pv_move.as_value()))
+        words["pv"] = pv

@@ -2,6 +2,7 @@
 every counter but cycles, node for node (few positions, small depths: a compiled sweep of hundreds
 is the next step)."""
 
+import functools
 import threading
 
 import chess
@@ -19,6 +20,12 @@ from hwmovegen.tables.search import MATE
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
 
 
+@functools.cache
+def engine(core="fast", engines=1):
+    """One simulated engine per configuration for the module's searches (each resets it)."""
+    return PysimSearch(GeneratorConfig(core=core, search_engines=engines))
+
+
 def fresh_scores(dut, reads):
     """A monitor: in every cycle the engine acts on the stand-pat score, that score is the taper of
     the terms as they stand (not a registered score a make or unmake behind); ``reads`` counts them."""
@@ -34,8 +41,8 @@ def exact(request, core="fast", reads=None):
     """The engine's answer to ``request``, checked equal to the model's, its stand-pat scores
     checked fresh (counted into ``reads``); returned."""
     model = search(request)
-    engine = PysimSearch(GeneratorConfig(core=core))
-    hardware = engine.search(request, watch=fresh_scores(engine.dut, [] if reads is None else reads))
+    simulated = engine(core)
+    hardware = simulated.search(request, watch=fresh_scores(simulated.dut, [] if reads is None else reads))
     assert hardware.as_dict() == {**model.as_dict(), "cycles": hardware.cycles}
     assert hardware.pv == model.pv          # the moves' flags too
     counters = hardware.hardware
@@ -68,6 +75,16 @@ def test_search_matches_the_model(fen, depth, core):
         assert board.is_checkmate()
 
 
+def test_a_search_after_another_is_a_fresh_engines():
+    """The simulator is reset between searches: a search after another (which left moves, scores
+    and a PV in the engine's memories) is a new engine's to the cycle."""
+    request = SearchRequest(Position.from_fen(MATE_IN_ONE), 1)
+    used = PysimSearch(GeneratorConfig(core="fast"))
+    used.search(SearchRequest(Position.from_fen("7k/5K2/6Q1/8/8/8/8/8 w - - 0 1"), 1))
+    again, fresh = used.search(request), PysimSearch(GeneratorConfig(core="fast")).search(request)
+    assert again.as_dict() == fresh.as_dict() and again.hardware == fresh.hardware and again.pv == fresh.pv
+
+
 def test_window_hint_node_limit_and_history():
     position = Position.from_fen("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")
     board = chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")
@@ -98,7 +115,7 @@ def test_abort_stops_before_the_next_make(after):
         after = 0
         hardware = HardwareSearch(PysimSearch, GeneratorConfig(core="fast")).run(request, stop=stop)
     else:
-        hardware = PysimSearch(GeneratorConfig(core="fast")).search(request, abort_after=after)
+        hardware = engine().search(request, abort_after=after)
     assert hardware.aborted
     model = search(SearchRequest(Position.from_fen(MATE_IN_ONE), 1, node_limit=hardware.nodes))
     assert model.aborted and hardware.best == model.best and hardware.score == model.score
@@ -111,7 +128,7 @@ def split_exact(request, engines=2):
     engines on best move, score, bound, PV and every counter (the sums over every run); with the
     model's split returned."""
     model = split_search(request, engines)
-    hardware = PysimSearch(GeneratorConfig(core="fast", search_engines=engines)).search(request)
+    hardware = engine(engines=engines).search(request)
     assert hardware.as_dict() == {**model.as_dict(), "cycles": hardware.cycles}
     assert hardware.pv == model.pv
     counters = hardware.hardware
@@ -123,7 +140,7 @@ def split_exact(request, engines=2):
     (MATE_IN_ONE, 1, 2, 1),                                 # engine 1's move mates: its PV is read
     (MATE_IN_ONE, 1, 3, 2),
     ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", 2, 2, None),         # stalemated root: phase 1 alone
-])       # (pysim elaborates the array for every search: the compiled sweep, tests/sim/test_hwsplit.py, has more)
+])       # (pysim: a few searches; the compiled sweep, tests/sim/test_hwsplit.py, has more)
 def test_search_array_matches_the_models_split(fen, depth, engines, winner):
     hardware, model = split_exact(SearchRequest(Position.from_fen(fen), depth), engines)
     assert model.winner == winner
