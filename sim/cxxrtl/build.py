@@ -26,7 +26,8 @@ from ...rtl.leafcount import LeafCounterTop
 from ...rtl.perft import PerftArray
 from ...rtl.types import BoardState, CycleSample, PLANES, PLANE_BYTES, POSITION_BYTES, byte_length, pack
 from ..harness import trace as cycle_trace
-from ..harness.toolchain import ToolMissing, cache_dir, cxx_compiler, source_digest, tool
+from ..harness.toolchain import (ToolMissing, build_jobs, cache_dir, cxx_compiler, source_digest, tool,
+                                 verilator_parallel_builds)
 from ..harness.toolchain import verilator as verilator_tool
 from .rtlil import design_rtlil
 
@@ -56,7 +57,8 @@ VERILOG_SCRIPT = ("read_rtlil top.il; hierarchy -top top; proc; flatten; setunde
                   "opt_clean -purge; write_verilog -norename top.v")
 # Amaranth's Verilog is lint-noisy by design (widths, incomplete cases): warnings, not errors.
 # --output-split(-cfuncs): the model's C++ in files and functions of a few thousand statements, so
-# that make keeps a g++ on every core (:func:`_build_jobs`) to the end of the build.
+# that g++ never meets one huge function and, on a machine where the files are compiled side by
+# side (:func:`verilator_parallel_builds`), make keeps a g++ on every core to the end of the build.
 VERILATOR_ARGS = ("--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast", "--top-module", "top",
                   "-Wno-fatal", "-Wno-lint", "-Wno-style", "--output-split", "3000", "--output-split-cfuncs", "3000")
 # Verilator's C++ and the driver: -O2 (-O3 compiles longer for no measured gain).
@@ -387,7 +389,7 @@ def verilate(work, driver_name, verilog, extra_args=(), design_opt=None):
                  done.stderr.strip().splitlines() or ["no message"])[0]
         raise BackendUnavailable(f"Verilator failed: {first}")
     design = dict(environment, MAKEFLAGS=_makeflags(variables, design_opt or VERILATOR_CXXFLAGS[0]))
-    _make(make, work / "obj", "Vtop__ALL.a", design)
+    _make(make, work / "obj", "Vtop__ALL.a", design, verilator_parallel_builds())
     include = root_dir / "include"
     command = [compiler, *VERILATOR_CXXFLAGS, "-shared", "-DHWMG_VERILATOR", f"-I{work}", f"-I{work / 'obj'}",
                f"-I{include}", f"-I{include / 'vltstd'}", driver_name, "obj/Vtop__ALL.a",
@@ -409,9 +411,10 @@ def _makeflags(variables, design_opt):
     return " ".join(filter(None, [variables.get("MAKEFLAGS"), *opt]))
 
 
-def _make(make, obj, target, environment):
-    """Build ``target`` of the Verilated model's makefile in ``obj``, a g++ per processor."""
-    done = subprocess.run([make, "-C", str(obj), "-f", "Vtop.mk", f"-j{_build_jobs()}", target], capture_output=True,
+def _make(make, obj, target, environment, *variables):
+    """Build ``target`` of the Verilated model's makefile in ``obj``, a g++ per processor;
+    ``variables``: the makefile's variables to override (``NAME=value``)."""
+    done = subprocess.run([make, "-C", str(obj), "-f", "Vtop.mk", f"-j{build_jobs()}", *variables, target], capture_output=True,
                           text=True, env=environment)
     if done.returncode:
         first = ([line for line in done.stderr.splitlines() if "error" in line] or
@@ -442,15 +445,6 @@ def _verilated_runtime(make, obj, version, environment):
         shutil.copyfile(obj / "libverilated.a", temporary)
         os.replace(temporary, library)
     return library
-
-
-def _build_jobs():
-    """The g++ processes a Verilator build runs at once: one per processor this process may use
-    (not in the cache key: the library does not depend on it)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:      # not on Linux
-        return os.cpu_count() or 1
 
 
 def compile_seconds(library):

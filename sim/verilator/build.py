@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..harness.toolchain import verilator
+from ..harness.toolchain import verilator, verilator_parallel_builds
 
 __all__ = ["BUILD_ARGS", "build", "run", "SimulationFailed"]
 
@@ -60,7 +60,8 @@ def build(netlist, toplevel, build_dir, log_file=None):
     environment's Verilator; the tools' output goes to ``log_file`` (default: stdout)."""
     from cocotb_tools.runner import get_runner     # cocotb: the tests' optional extra
     script, variables = verilator()
-    makeflags = " ".join(filter(None, [os.environ.get("MAKEFLAGS"), variables.get("MAKEFLAGS"), UNOPTIMISED]))
+    makeflags = " ".join(filter(None, [os.environ.get("MAKEFLAGS"), variables.get("MAKEFLAGS"), UNOPTIMISED,
+                                       verilator_parallel_builds()]))
     path = f"{Path(script).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     with _environment({"PATH": path, "MAKEFLAGS": makeflags}):
         runner = get_runner("verilator")

@@ -2,8 +2,9 @@
 Amaranth design's cycles (its compiled model) sample for sample, counters included.
 
 One Verilator build per configuration (the fast core with and without the legality stage),
-shared by this module's tests."""
+shared by this module's tests in every worker of the run."""
 
+import fcntl
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -27,19 +28,25 @@ HERE = Path(__file__).parent
 
 
 @pytest.fixture(scope="module", params=[False, True], ids=["fast", "fast-legal"])
-def netlist(request, tmp_path_factory):
-    """The exported generator, compiled by Verilator once."""
-    folder = tmp_path_factory.mktemp("legal" if request.param else "pseudo")
-    description = export(folder, GeneratorConfig(core="fast", legal=request.param))
+def netlist(request, model_cache):
+    """The exported generator, compiled by Verilator once for the run: in the run's cache, under a
+    lock, so that a second worker with the module's tests waits for the first one's build."""
+    folder = model_cache / "cocotb" / ("legal" if request.param else "pseudo")
+    folder.mkdir(parents=True, exist_ok=True)
     build = folder / "sim_build"
-    verilator.build(folder / description["netlist"], "movegen", build, log_file=folder / "build.log")
+    with open(folder / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "built").exists():
+            description = export(folder, GeneratorConfig(core="fast", legal=request.param))
+            verilator.build(folder / description["netlist"], "movegen", build, log_file=folder / "build.log")
+            (folder / "built").touch()
     return SimpleNamespace(folder=folder, build=build, legal=request.param, ports=folder / "movegen.ports.json")
 
 
 def run_example(netlist, tmp_path, **env):
     log = tmp_path / "example.log"
     tests, failed = verilator.run(netlist.build, "movegen", "test_movegen", EXAMPLE, log_file=log,
-                                  env={"HWMOVEGEN_PORTS": str(netlist.ports), **env})
+                                  env={"HWMOVEGEN_PORTS": str(netlist.ports), **env}, results=tmp_path / "results.xml")
     return tests, failed, log.read_text()
 
 
@@ -69,7 +76,7 @@ def replay(netlist, tmp_path, jobs):
                                "positions": [{"fen": fen, "ready": ready} for fen, ready in jobs]}))
     log = tmp_path / "replay.log"
     tests, failed = verilator.run(netlist.build, "movegen", "cocotb_replay", HERE, log_file=log,
-                                  env={"HWMOVEGEN_JOB": str(job)})
+                                  env={"HWMOVEGEN_JOB": str(job)}, results=tmp_path / "replay.xml")
     assert (tests, failed) == (1, 0), log.read_text()
     out = []
     for item in json.loads(results.read_text()):
