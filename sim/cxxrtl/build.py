@@ -412,8 +412,8 @@ def _makeflags(variables, design_opt):
 
 
 def _make(make, obj, target, environment, *variables):
-    """Build ``target`` of the Verilated model's makefile in ``obj``, a g++ per processor;
-    ``variables``: the makefile's variables to override (``NAME=value``)."""
+    """Build ``target`` of the Verilated model's makefile in ``obj``, make running a job per
+    processor; ``variables``: the makefile's variables to override (``NAME=value``)."""
     done = subprocess.run([make, "-C", str(obj), "-f", "Vtop.mk", f"-j{build_jobs()}", *variables, target], capture_output=True,
                           text=True, env=environment)
     if done.returncode:
