@@ -481,6 +481,7 @@ class PerftNetlistCheck(_Check):
     core: str
     layout: str
     engines: int
+    count_leaves: bool          # the engines count the last ply (the leaf counter), else stream it
     trees: list = field(default_factory=list)      # per tree: name, depth, nodes, cycles
     nodes: int = 0
     cycles: int = 0             # the walks' own cycles (their counters)
@@ -494,11 +495,13 @@ def check_perft_netlist(target, config, trees=None, stage="synth", log=None, pro
     """Walk ``trees`` (``(name, board, depth, nodes)``; :func:`perft_trees`'s by default) in the RTL's
     compiled perft array (``rtl``, default Verilator's) and in its ``stage`` netlist's, and compare
     every counter of each walk and the simulated clock cycles after it; return the
-    :class:`PerftNetlistCheck`. ``progress(n)`` after each tree."""
-    config = config.canonical()
+    :class:`PerftNetlistCheck`. ``progress(n)`` after each tree. The array is the one ``synth`` builds
+    for ``target``: its engines count the last ply where the target has the leaf counter, and stream it
+    where it has not (the UP5K)."""
+    config = config.canonical().replace(count_leaves=get_target(target).leaf_counter)
     netlist, rtl = _prepared(NetlistPerft(config, target, stage, tamper=tamper, log=log),
                              rtl or VerilatorPerft(config, log=log))
-    result = PerftNetlistCheck(target, stage, config.core, config.layout, config.perft_engines)
+    result = PerftNetlistCheck(target, stage, config.core, config.layout, config.perft_engines, config.count_leaves)
     start = time.perf_counter()
     for name, board, depth, published in perft_trees() if trees is None else trees:
         ours, theirs = rtl.run(board, depth), netlist.run(board, depth)

@@ -290,7 +290,8 @@ def _check_perft_netlist(args):
         return 1 if result.differences else 0
     return _verdict(result, [
         ("netlist", f"{result.stage} netlist on the {result.target} (perft array of {result.engines} "
-                    f"engine{'s' if result.engines > 1 else ''}, {result.core} core, {result.layout} layout)"),
+                    f"engine{'s' if result.engines > 1 else ''}, {result.core} core, {result.layout} layout"
+                    f"{'' if result.count_leaves else ', the last ply streamed'})"),
         ("against", "the RTL's compiled model (Verilator), the same loads and starts"),
         *((f"{tree['name']} d{tree['depth']}", f"{tree['nodes']} nodes, {tree['cycles']} cycles")
           for tree in result.trees),

@@ -14,7 +14,8 @@ from amaranth.lib.wiring import In, Out
 
 from hwmovegen.boards.netlist import (NETLIST_TARGETS, BoardNetlistCheck, NoRoutedNetlist, _routed_for_models,
                                       board_requests, cell_models, check_board_netlist, check_netlist,
-                                      compare_boards, netlist_library)
+                                      check_perft_netlist, compare_boards, netlist_library)
+from hwmovegen.boards.synth import BadRequest
 from hwmovegen.rtl.hostlink import HostLinkTop
 from hwmovegen.sim.cxxrtl.models import CxxrtlHostLink, VerilatorHostLink
 from hwmovegen.sim.cxxrtl.build import verilator_version
@@ -188,6 +189,21 @@ def test_the_routed_distributed_ram_is_its_rtl(tmp_path):
     errors, _, _ = _routed_dram_errors(tmp_path / "tampered", flip)
     assert errors > 0
 
+
+def test_the_perft_array_is_checked_as_synth_builds_it_for_the_target(monkeypatch):
+    """The UP5K's engine streams its last ply (synth builds it without the leaf counter there), the
+    ECP5's counts it: the netlist and the RTL it is compared with are both that array."""
+    import hwmovegen.boards.netlist as netlist_module
+    seen = []
+
+    def prepared(*models):
+        seen.append([model.config.count_leaves for model in models])
+        raise BadRequest("nothing built")
+    monkeypatch.setattr(netlist_module, "_prepared", prepared)
+    for target in ("ice40-up5k", "ecp5-85f"):
+        with pytest.raises(BadRequest, match="nothing built"):
+            check_perft_netlist(target, GeneratorConfig(perft_engines=1))
+    assert seen == [[False, False], [True, True]]
 
 def test_the_perft_array_check_refuses_what_it_cannot_apply(capsys):
     """A perft array's netlist is walked on perft trees, the search engine's searches (by command: their
