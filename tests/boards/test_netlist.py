@@ -205,6 +205,7 @@ def test_the_perft_array_is_checked_as_synth_builds_it_for_the_target(monkeypatc
             check_perft_netlist(target, GeneratorConfig(perft_engines=1))
     assert seen == [[False, False], [True, True]]
 
+
 def test_the_perft_array_check_refuses_what_it_cannot_apply(capsys):
     """A perft array's netlist is walked on perft trees, the search engine's searches (by command: their
     compiles take minutes); what does not apply to them is refused in one line, before anything is built."""
