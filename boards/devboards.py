@@ -135,7 +135,7 @@ def build_bitstream(board_name, out_dir, config=GeneratorConfig(), baud=115_200,
     build_dir = out_dir / "build"
     start = time.perf_counter()
     try:
-        parsed = run_flow(platform, DevBoardTop(config.replace(count_leaves=target.leaf_counter), baud, search),
+        parsed = run_flow(platform, DevBoardTop(target.engines_of(config), baud, search),
                           build_dir, stage=stage)
     except DoesNotFit as error:
         stage = (" and the legality stage" if legal else "") + (" and the ordering stage" if order else "") + \

@@ -498,7 +498,7 @@ def check_perft_netlist(target, config, trees=None, stage="synth", log=None, pro
     :class:`PerftNetlistCheck`. ``progress(n)`` after each tree. The array is the one ``synth`` builds
     for ``target``: its engines count the last ply where the target has the leaf counter, and stream it
     where it has not (the UP5K)."""
-    config = config.canonical().replace(count_leaves=get_target(target).leaf_counter)
+    config = get_target(target).engines_of(config.canonical())
     netlist, rtl = _prepared(NetlistPerft(config, target, stage, tamper=tamper, log=log),
                              rtl or VerilatorPerft(config, log=log))
     result = PerftNetlistCheck(target, stage, config.core, config.layout, config.perft_engines, config.count_leaves)

@@ -327,7 +327,7 @@ def synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, stage=N
         from ..rtl.search import search_design
         design = search_design(config)
     elif perft_engines:
-        design = PerftArray.from_config(config.replace(count_leaves=target.leaf_counter))
+        design = PerftArray.from_config(target.engines_of(config))
     else:
         design = MoveGenerator.from_config(config.replace(order=config.order and SELECTABLE))
     start = time.perf_counter()
@@ -477,7 +477,7 @@ def rated_synth(target_name, config=GeneratorConfig(), build_dir=None, seed=1, s
     if stage:
         stage(RATED_STAGES[-1])
     if config.perft_engines:
-        rate = _perft_rate(config.replace(count_leaves=get_target(target_name).leaf_counter), log)
+        rate = _perft_rate(get_target(target_name).engines_of(config), log)
         report["nodes_per_cycle"] = rate and round(rate, 4)
         report["mnodes_per_s"] = rate and report["fmax_mhz"] and round(rate * report["fmax_mhz"], 1)
         _save_report(report)

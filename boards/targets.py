@@ -104,6 +104,11 @@ class Target:
     # 14,000 logic cells: not on the UP5K, whose engine streams the last ply instead)
     leaf_counter: bool = True
 
+    def engines_of(self, config):
+        """``config`` (a :class:`~hwmovegen.tables.contracts.GeneratorConfig`) with its perft engines as
+        this target builds them (with the leaf counter or the last ply streamed)."""
+        return config.replace(count_leaves=self.leaf_counter)
+
     def rom_blocks(self, depth, width, read_ports=1):
         """Block RAMs a depth x width ROM with ``read_ports`` synchronous read ports takes.
 

@@ -261,7 +261,7 @@ def _perft_in_hardware(args, board):
     check_engines(args.perft_engines, args.force)
     args.backend = resolve(args.backend, log(args))     # a fallback said once
     # the engine --target builds
-    array = HardwarePerft(args.backend, config(args, count_leaves=get_target(args.target).leaf_counter), log=log(args))
+    array = HardwarePerft(args.backend, get_target(args.target).engines_of(config(args)), log=log(args))
     try:
         array.check_depth(args.depth)
     except ValueError as error:
