@@ -162,9 +162,12 @@ class SearchEngine(wiring.Component):
                                        legal_count=True)
         self.applier = MoveApplier(max_plies)
         self.terms = PositionTerms()
-        # for tests, not a port: the FSM acts on the stand-pat score this cycle (``terms.ready``
-        # must be high then: a stale score would go unnoticed wherever it happens to be equal)
+        self.in_check = InCheck()
+        # for tests, not ports: the FSM acts on the stand-pat score this cycle (``terms.ready``
+        # must be high then: a stale score would go unnoticed wherever it happens to be equal), and
+        # on ``checked``, the registered check flag (which must be the board's as it stands then)
         self.score_read = Signal(1)
+        self.checked, self.check_read = Signal(1), Signal(1)
         super().__init__({
             "load": In(LoadSignature()),
             **SearchControlSignature(max_plies).members,
@@ -177,7 +180,7 @@ class SearchEngine(wiring.Component):
         m.submodules.generator = gen = self.generator
         m.submodules.applier = applier = self.applier
         m.submodules.terms = terms = self.terms
-        m.submodules.in_check = in_check = InCheck()
+        m.submodules.in_check = in_check = self.in_check
         m.submodules.lists = lists = MoveLists(P * MAX_MOVES)
         wiring.connect(m, wiring.flipped(self.load), gen.load)
         wiring.connect(m, applier.edit, gen.edit)
@@ -222,6 +225,12 @@ class SearchEngine(wiring.Component):
         filter_ = Signal(1 << FILTER_BITS)
         scanned = Signal(range(MAX_HISTORY + 1))        # history keys read (filter build, node scan)
         key = terms.key
+
+        # ---- the side to move in check, registered: the board is the node's own from ENTER on, and
+        # only EXPAND (after ENTER or HISTORY) and EXPANDED (after a generation) read it; combinational,
+        # the king's rays over the planes into `ret` were the engine's critical path
+        checked = self.checked
+        m.d.sync += checked.eq(in_check.check)
 
         # ---- scores
         ret = Signal(Score)                 # the value the node at `ply` returns
@@ -321,7 +330,8 @@ class SearchEngine(wiring.Component):
                 with m.Elif(scanned == request.history):
                     m.next = "EXPAND"
             with m.State("EXPAND"):         # stand pat, or a generation in the node's order
-                with m.If(~quiescent | in_check.check):
+                m.d.comb += self.check_read.eq(1)
+                with m.If(~quiescent | checked):
                     m.d.sync += order.eq(Order.MVV_LVA)
                     m.next = "GENERATE"
                 with m.Elif(~terms.ready):
@@ -369,15 +379,16 @@ class SearchEngine(wiring.Component):
                 with m.If(gen.done):
                     m.next = "EXPANDED"
             with m.State("EXPANDED"):
+                m.d.comb += self.check_read.eq(1)
                 m.d.sync += [indices[ply].eq(~found_hint), ends[ply].eq(written + 1)]
                 none = ~found_hint & (written == 0)
                 with m.If(~quiescent):
                     with m.If(none):
-                        m.d.sync += ret.eq(Mux(in_check.check, mated, 0))
+                        m.d.sync += ret.eq(Mux(checked, mated, 0))
                         m.next = "RETURN"
                     with m.Else():
                         m.next = "NEXT"
-                with m.Elif(in_check.check):
+                with m.Elif(checked):
                     with m.If(none):
                         m.d.sync += ret.eq(mated)
                         m.next = "RETURN"
