@@ -247,8 +247,8 @@ def _bench_perft(args):
         report = saved_report(args.target, config(args, perft_engines=engines))
         if report and not report.get("does_not_fit"):
             fmax[engines] = report["fmax_mhz"]
-    count_leaves = get_target(args.target).leaf_counter      # the engine the target's reports are of
-    arrays = [HardwarePerft("cxxrtl", config(args, perft_engines=n, count_leaves=count_leaves), log=log(args))
+    target = get_target(args.target)        # its engines are the ones its reports are of
+    arrays = [HardwarePerft("cxxrtl", target.engines_of(config(args, perft_engines=n)), log=log(args))
               for n in sorted({1, large})]
     try:
         for array in arrays:
