@@ -43,8 +43,10 @@ from ..rtl.hostlink import HostLinkTop
 from ..rtl.perft import PerftArray
 from ..rtl.search import search_design
 from ..rtl.order import order_named
-from ..rtl.protocol import FrameDecoder, FrameType, frame, generate_payload, perft_payload
-from ..rtl.types import PerftReply, unpack
+from ..rtl.protocol import (SEARCH_RESULT_BYTES, FrameDecoder, FrameType, frame, generate_payload, history_payload,
+                            perft_payload, search_payload)
+from ..rtl.search import SearchRequest as RequestLayout
+from ..rtl.types import PerftReply, pack, unpack
 from ..sim.cxxrtl import (BackendUnavailable, CxxrtlBackend, CxxrtlHostLink, VerilatorBackend, VerilatorHostLink,
                           VerilatorPerft, VerilatorSearch)
 from ..sim.cxxrtl import build as model_build
@@ -52,17 +54,19 @@ from ..sim.cxxrtl.bindings import generator_functions, hostlink_functions, perft
 from ..sim.cxxrtl.rtlil import design_rtlil
 from ..sim.drivers.compare import CHUNK, first_difference
 from ..sim.harness.toolchain import ToolMissing, cache_dir, cxx_compiler, tool
+from ..sim.harness.search import request_word, result_from_words
 from ..sim.harness.wire import counters_from_word, position_bytes
-from ..sim.model import Position
+from ..sim.model import Position, generate
 from ..sim.model.epd import cpw_records
-from ..sim.model.search import SearchRequest
+from ..sim.model.search import SearchRequest, key as position_key
 from ..sim.model.search import search as golden_search
 from .synth import RATE_ORDER, BadRequest, SynthError, check_fits
 from .targets import TARGETS, get_target
 
 __all__ = ["NETLIST_STAGES", "NETLIST_TARGETS", "NoRoutedNetlist", "Difference", "NetlistCheck", "netlist_library",
            "NetlistBackend", "NetlistPerft", "PerftNetlistCheck", "check_netlist", "check_perft_netlist",
-           "perft_trees", "cell_models", "NetlistHostLink", "BoardNetlistCheck", "BoardRequest", "board_requests", "NetlistSearch",
+           "perft_trees", "cell_models", "NetlistHostLink", "BoardNetlistCheck", "BoardRequest", "board_requests",
+           "search_board_requests", "NetlistSearch",
            "SearchNetlistCheck", "search_requests", "check_search_netlist",
            "check_board_netlist"]
 
@@ -550,6 +554,7 @@ class BoardNetlistCheck(_Check):
     order: str | None
     perft_engines: int
     divisor: int                # clock cycles a bit on the UART
+    search: bool = False        # the top has the search engine (SEARCH requests too)
     requests: int = 0
     bytes_in: int = 0           # on rx
     bytes_out: int = 0          # on tx, each at the cycle it completed
@@ -568,12 +573,56 @@ class BoardRequest(NamedTuple):
     answers: tuple          # the frame types the RTL must answer with (the last one ends the reply)
     fen: str = ""
     times_out: bool = False     # answered only after the board's idle timeout
+    search: SearchRequest = None    # a SEARCH's request: the RTL's answer must be the model's search
 
 
-def board_requests(config, boards):
+# the board's searches: every CPW position to depth 1, and kiwipete to depth 2 with a window, a hint and
+# the keys of three positions the search meets at ply 2 (HISTORY frames before the SEARCH)
+BOARD_SEARCH_DEPTH = 1
+
+
+def _quiet_descendants(position, count=3):
+    """The keys of ``count`` positions two plies below ``position``: its first legal moves, each
+    answered by the reply's first legal move that captures nothing (repetitions at the search's ply 2)."""
+    keys = []
+    for first in generate(position, legal=True).moves[:count]:
+        after = position.make(first)
+        reply = next(move for move in generate(after, legal=True).moves if not move.capture)
+        keys.append(position_key(after.make(reply)))
+    return tuple(keys)
+
+
+def _search_request(what, board, request):
+    data = b"".join(frame(FrameType.HISTORY, history_payload(index, key)) for index, key in enumerate(request.history))
+    data += frame(FrameType.SEARCH, search_payload(position_bytes(board), request_word(request)))
+    return BoardRequest(what, data, (FrameType.MOVE, FrameType.SEARCH_DONE), board.fen(), search=request)
+
+
+def search_board_requests():
+    """A search top's SEARCH requests (:data:`BOARD_SEARCH_DEPTH`), the last with HISTORY frames,
+    and a SEARCH to depth 0, which the board refuses (``BAD_SEARCH``)."""
+    records = cpw_records()
+    requests = []
+    for record in records:
+        position = Position.from_board(record.board, check=False)
+        request = SearchRequest(position, BOARD_SEARCH_DEPTH, halfmove=record.board.halfmove_clock)
+        requests.append(_search_request(f"SEARCH {record.name} depth {BOARD_SEARCH_DEPTH}", record.board, request))
+    kiwipete = next(record for record in records if record.name == "kiwipete").board
+    position = Position.from_board(kiwipete, check=False)
+    request = SearchRequest(position, 2, alpha=-50, beta=60, hint=generate(position, legal=True).moves[-1].uci(),
+                            halfmove=7, history=_quiet_descendants(position))
+    requests.append(_search_request("SEARCH kiwipete depth 2 (window, hint, 3 history keys)", kiwipete, request))
+    word = pack(RequestLayout, {**unpack(RequestLayout, request_word(SearchRequest(position, 1))), "depth": 0})
+    requests.append(BoardRequest("a SEARCH to depth 0", frame(FrameType.SEARCH, search_payload(
+        position_bytes(kiwipete), word)), (FrameType.ERROR,), kiwipete.fen()))
+    return requests
+
+
+def board_requests(config, boards, search=False):
     """The host's side of the conversation a board's netlist is checked on (:class:`BoardRequest`). A PING; a GENERATE of every board (legal moves
-    and the ordering stage's order where the top has them); PERFT where it has a perft array; a
-    frame with a bad checksum, one of an unknown type, and one cut short (the idle timeout reports it)."""
+    and the ordering stage's order where the top has them); PERFT where it has a perft array;
+    :func:`search_board_requests` where it has the search engine (``search``); a frame with a bad
+    checksum, one of an unknown type, and one cut short (the idle timeout reports it)."""
     records = {record.name: record for record in cpw_records()}
     order = order_named(RATE_ORDER).value if config.order else 0
     requests = [BoardRequest("PING", frame(FrameType.PING), (FrameType.PONG,))]
@@ -587,6 +636,8 @@ def board_requests(config, boards):
             requests.append(BoardRequest(f"PERFT {depth} ({records[name].depths[depth]} nodes)",
                              frame(FrameType.PERFT, perft_payload(position_bytes(board), depth)),
                              (FrameType.PERFT_DONE,), board.fen()))
+    if search:
+        requests += search_board_requests()
     bad = bytearray(frame(FrameType.PING))
     bad[-1] ^= 0x5A
     # each reported once the line has been idle for the board's idle timeout
@@ -601,25 +652,29 @@ def _levels(data, divisor):
 
 
 def check_board_netlist(board_name, config, boards, stage="synth", baud=115_200, log=None, progress=None,
-                        tamper=None, rtl=None):
-    """The dev board ``board_name``'s top level (its UART at ``baud``, as ``build`` would build it) as a
-    ``stage`` netlist against the RTL's compiled model (``rtl``, default Verilator's, as the netlists'
-    simulator; CXXRTL's gives the same cycles): every request of :func:`board_requests` compared by
-    :func:`compare_boards`; return the :class:`BoardNetlistCheck`. ``progress(n)`` after each request."""
-    from .devboards import check_baud, get_dev_board
+                        tamper=None, rtl=None, search=False):
+    """The dev board ``board_name``'s top level (its UART at ``baud``, as ``build`` would build it, with
+    the search engine if ``search``) as a ``stage`` netlist against the RTL's compiled model (``rtl``,
+    default Verilator's, as the netlists' simulator; CXXRTL's gives the same cycles): every request of
+    :func:`board_requests` compared by :func:`compare_boards`; return the :class:`BoardNetlistCheck`.
+    ``progress(n)`` after each request."""
+    from .devboards import check_baud, check_search_fits, get_dev_board
+    if search:
+        check_search_fits(board_name)
     board = get_dev_board(board_name)
     target = TARGETS[board.target]
     clock_hz = board.platform().default_clk_frequency
     check_baud(clock_hz, baud)
-    config = config.canonical().replace(count_leaves=target.leaf_counter)
+    config = target.engines_of(config.canonical())
     check_fits(target, config)
     divisor, idle_timeout = HostLinkTop.timing(clock_hz, baud)
     netlist, rtl = _prepared(
-        NetlistHostLink(config, board.target, divisor, idle_timeout, stage, tamper=tamper, log=log),
-        rtl or VerilatorHostLink(config, divisor, idle_timeout, log=log))
+        NetlistHostLink(config, board.target, divisor, idle_timeout, stage, tamper=tamper, log=log, search=search),
+        rtl or VerilatorHostLink(config, divisor, idle_timeout, log=log, search=search))
     result = BoardNetlistCheck(board.name, board.target, stage, config.core, config.layout, config.legal,
-                               config.order, config.perft_engines, divisor)
-    return compare_boards(rtl, netlist, board_requests(config, boards), divisor, idle_timeout, result, progress)
+                               config.order, config.perft_engines, divisor, search)
+    return compare_boards(rtl, netlist, board_requests(config, boards, search), divisor, idle_timeout, result,
+                          progress)
 
 
 def compare_boards(rtl, other, requests, divisor, idle_timeout, result, progress=None):
@@ -630,7 +685,7 @@ def compare_boards(rtl, other, requests, divisor, idle_timeout, result, progress
     start = time.perf_counter()
     # a request ends when the board has been idle, its tx line high, for longer than a byte takes
     quiet = 12 * divisor
-    for what, request, answers, fen, times_out in requests:
+    for what, request, answers, fen, times_out, search in requests:
         levels = _levels(request, divisor)
         sent = [rtl.run(levels), other.run(levels)]
         replies, differences = [bytearray(), bytearray()], []
@@ -654,7 +709,7 @@ def compare_boards(rtl, other, requests, divisor, idle_timeout, result, progress
             differences.append(Difference(fen, f"{what}: simulated clock cycles", str(rtl.clock_cycles()),
                                           str(other.clock_cycles())))
         if not differences:
-            _check_rtl_reply(what, fen, bytes(replies[0]), answers)
+            _check_rtl_reply(what, fen, bytes(replies[0]), answers, search)
         result.differences += differences
         result.requests += 1
         result.bytes_in += len(request)
@@ -668,9 +723,10 @@ def compare_boards(rtl, other, requests, divisor, idle_timeout, result, progress
     return result
 
 
-def _check_rtl_reply(what, fen, reply, answers):
+def _check_rtl_reply(what, fen, reply, answers, search=None):
     """The RTL's reply must be what the request asks for (else the comparison would prove little):
-    frames of the expected types, a GENERATE's MOVE count that of its DONE, a PERFT's published nodes."""
+    frames of the expected types, a GENERATE's MOVE count that of its DONE, a PERFT's published nodes,
+    a SEARCH's answer the golden model's search of ``search`` (best move, score, bound, PV, counters)."""
     frames = FrameDecoder().feed(reply)
     kinds = {kind for kind, _ in frames}
     if not frames or not kinds <= set(answers) or frames[-1][0] != answers[-1]:
@@ -684,6 +740,15 @@ def _check_rtl_reply(what, fen, reply, answers):
         published = int(what.split("(")[1].split()[0])
         if nodes != published:
             raise SynthError(f"the RTL's board counts {nodes} nodes for {what}")
+    if answers[-1] == FrameType.SEARCH_DONE:
+        payload = frames[-1][1]
+        answer = result_from_words(int.from_bytes(payload[:SEARCH_RESULT_BYTES], "little"),
+                                   int.from_bytes(payload[SEARCH_RESULT_BYTES:], "little"),
+                                   [int.from_bytes(body, "little") for _, body in frames[:-1]])
+        model = golden_search(search)
+        if answer.as_dict() != {**model.as_dict(), "cycles": answer.cycles} or answer.pv != model.pv \
+                or len(frames) - 1 != len(model.pv):
+            raise SynthError(f"the RTL's board answers {what} of {fen} otherwise than the model's search")
 
 
 class NetlistSearch(VerilatorSearch):

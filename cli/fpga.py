@@ -301,18 +301,19 @@ def _check_perft_netlist(args):
 
 def _check_board_netlist(args):
     if args.search:
-        raise CliError("--check-netlist: the board's top level is checked without the search engine (leave out "
-                       "--search; synth --search --check-netlist synth checks the search engine's netlist)")
+        check_search_fits(args.board)       # before the progress bar starts
     records = cpw_records()
     boards = [record.board for record in records] + random_boards(args.random, seed=1)
     chosen = _flag_config(args)
-    result = _run_check(args, len(board_requests(chosen, boards)), "request", lambda update: check_board_netlist(
-        args.board, chosen, boards, args.check_netlist, baud=args.baud, log=log(args), progress=update))
+    result = _run_check(args, len(board_requests(chosen, boards, args.search)), "request",
+                        lambda update: check_board_netlist(args.board, chosen, boards, args.check_netlist,
+                                                           baud=args.baud, log=log(args), progress=update,
+                                                           search=args.search))
     if args.json:
         return 1 if result.differences else 0
     parts = (", legality stage" if result.legal else "") + (", ordering stage" if result.order else "") + \
         (f", {result.perft_engines} perft engine{'s' if result.perft_engines > 1 else ''}"
-         if result.perft_engines else "")
+         if result.perft_engines else "") + (", search engine" if result.search else "")
     return _verdict(result, [
         ("netlist", f"{result.stage} netlist of the {result.board}'s top level on the {result.target} "
                     f"({result.core} core, {result.layout} layout{parts}; {args.baud} baud, {result.divisor} "

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import subprocess
+from dataclasses import replace
 
 import pytest
 from amaranth import Module
@@ -12,10 +13,11 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from hwmovegen.boards import netlist as netlist_module
 from hwmovegen.boards.netlist import (NETLIST_TARGETS, BoardNetlistCheck, NoRoutedNetlist, _routed_for_models,
                                       board_requests, cell_models, check_board_netlist, check_netlist,
                                       check_perft_netlist, compare_boards, netlist_library)
-from hwmovegen.boards.synth import BadRequest
+from hwmovegen.boards.synth import BadRequest, SynthError
 from hwmovegen.rtl.hostlink import HostLinkTop
 from hwmovegen.sim.cxxrtl.models import CxxrtlHostLink, VerilatorHostLink
 from hwmovegen.sim.cxxrtl.build import verilator_version
@@ -266,9 +268,36 @@ def test_a_changed_rom_in_the_board_top_is_found():
     assert result.differences, "a board top with a changed ROM passed"
 
 
+def test_a_search_top_is_checked_on_searches_held_to_the_models(search_board):
+    """A top with the search engine gets SEARCH requests too (every CPW position to depth 1, kiwipete to
+    depth 2 behind HISTORY frames, a SEARCH to depth 0): on two runs of the RTL's compiled top every byte
+    comes at the same cycle and each answer is the golden model's search; an answer to another search
+    than the one asked is refused (the reply check is what makes the comparison mean something)."""
+    search_board()          # the run's compiled top with the search engine (fast core, 4 cycles a bit)
+    config, divisor, idle_timeout = GeneratorConfig(core="fast"), 4, 400
+    rtl, other = (VerilatorHostLink(config, divisor, idle_timeout, search=True) for _ in range(2))
+    requests = board_requests(config, _boards(0)[:1], search=True)
+    searches = [request for request in requests if request.search]
+    assert len(searches) == 8 and len(searches[-1].search.history) == 3
+    result = compare_boards(rtl, other, requests, divisor, idle_timeout,
+                            BoardNetlistCheck("ulx3s-85f", "ecp5-85f", "rtl", config.core, config.layout,
+                                              config.legal, config.order, config.perft_engines, divisor, True))
+    assert result.differences == [] and result.requests == len(requests) == 1 + 1 + 9 + 3
+    what, data, answers, fen, _, request = searches[-1]
+    reply = bytearray(rtl.run(netlist_module._levels(data, divisor)))
+    while True:
+        got, _ = rtl.idle(50 * divisor)
+        reply += got
+        if not got and not rtl.busy():
+            break
+    netlist_module._check_rtl_reply(what, fen, bytes(reply), answers, request)
+    with pytest.raises(SynthError, match="otherwise than the model's search"):
+        netlist_module._check_rtl_reply(what, fen, bytes(reply), answers, replace(request, depth=1))
+
+
 def test_the_board_check_refuses_what_it_cannot_apply(capsys):
-    assert main(["build", "--board", "ulx3s-85f", "--search", "--check-netlist", "synth"]) == 2
-    assert "leave out --search" in capsys.readouterr().err
+    assert main(["build", "--board", "icebreaker", "--search", "--check-netlist", "synth"]) == 2
+    assert "does not fit the icebreaker" in capsys.readouterr().err
     assert main(["build", "--board", "icebreaker", "--check-netlist", "synth", "--baud", "5000000"]) == 2
     assert "too fast for a 12 MHz clock" in capsys.readouterr().err
 
