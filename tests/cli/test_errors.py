@@ -203,7 +203,7 @@ IMPOSSIBLE = [
     (["synth", "--target", "ecp5-85f", "--check-netlist", "placed"], "invalid choice"),
     (["synth", "--target", "ecp5-85f", "--check-netlist", "synth", "--search", "--ready", "0.5"],
      "the search engine streams nothing"),
-    (["build", "--board", "ulx3s-85f", "--check-netlist", "synth", "--search"], "leave out --search"),
+    (["build", "--board", "icebreaker", "--check-netlist", "synth", "--search"], "does not fit the icebreaker"),
     (["synth", "--target", "ecp5-85f", "--check-netlist", "synth", "--perft-engines", "1", "--ready", "0.5"],
      "the perft array streams nothing"),
     (["synth", "--target", "ice40-up5k", "--check-netlist", "routed", "--random", "1"], "the device has 39 pins"),
