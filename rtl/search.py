@@ -164,10 +164,12 @@ class SearchEngine(wiring.Component):
         self.terms = PositionTerms()
         self.in_check = InCheck()
         # for tests, not ports: the FSM acts on the stand-pat score this cycle (``terms.ready``
-        # must be high then: a stale score would go unnoticed wherever it happens to be equal), and
-        # on ``checked``, the registered check flag (which must be the board's as it stands then)
+        # must be high then: a stale score would go unnoticed wherever it happens to be equal), on
+        # ``checked``, the registered check flag, and on ``key``, the registered key (each must be
+        # the board's as it stands then)
         self.score_read = Signal(1)
-        self.checked, self.check_read = Signal(1), Signal(1)
+        self.checked, self.check_read = Signal(1, name="checked"), Signal(1, name="check_read")
+        self.key, self.key_read = Signal(64, name="key"), Signal(1, name="key_read")
         super().__init__({
             "load": In(LoadSignature()),
             **SearchControlSignature(max_plies).members,
@@ -224,7 +226,11 @@ class SearchEngine(wiring.Component):
                      history_write.data.eq(self.history.key)]
         filter_ = Signal(1 << FILTER_BITS)
         scanned = Signal(range(MAX_HISTORY + 1))        # history keys read (filter build, node scan)
-        key = terms.key
+        # the board's key, registered: read only in ENTER, a cycle after the board became the node's;
+        # combinational, its en-passant part (the own pawns beside the pushed one, from the planes)
+        # into the path's 17 key comparisons was the engine's longest path
+        key = self.key
+        m.d.sync += key.eq(terms.key)
 
         # ---- the side to move in check, registered: the board is the node's own from ENTER on, and
         # only EXPAND (after ENTER or HISTORY) and EXPANDED (after a generation) read it; combinational,
@@ -308,6 +314,7 @@ class SearchEngine(wiring.Component):
                     m.next = "ENTER"
 
             with m.State("ENTER"):          # a node: the board is its own
+                m.d.comb += self.key_read.eq(1)
                 m.d.sync += [pv_lengths[ply].eq(0), keys[ply].eq(key), scanned.eq(0)]
                 with m.If(quiescent):
                     count("qnodes")
