@@ -601,13 +601,13 @@ def _search_request(what, board, request):
 def search_board_requests():
     """A search top's SEARCH requests (:data:`BOARD_SEARCH_DEPTH`), the last with HISTORY frames,
     and a SEARCH to depth 0, which the board refuses (``BAD_SEARCH``)."""
-    records = cpw_records()
+    records = {record.name: record for record in cpw_records()}
     requests = []
-    for record in records:
+    for record in records.values():
         position = Position.from_board(record.board, check=False)
         request = SearchRequest(position, BOARD_SEARCH_DEPTH, halfmove=record.board.halfmove_clock)
         requests.append(_search_request(f"SEARCH {record.name} depth {BOARD_SEARCH_DEPTH}", record.board, request))
-    kiwipete = next(record for record in records if record.name == "kiwipete").board
+    kiwipete = records["kiwipete"].board
     position = Position.from_board(kiwipete, check=False)
     request = SearchRequest(position, 2, alpha=-50, beta=60, hint=generate(position, legal=True).moves[-1].uci(),
                             halfmove=7, history=_quiet_descendants(position))
