@@ -3,6 +3,7 @@
 every problem in one error."""
 
 import pytest
+from amaranth.hdl import Fragment
 
 from hwmovegen.rtl.fast import FastCore
 from hwmovegen.rtl.hostlink import HostLink
@@ -19,7 +20,9 @@ def test_good_options_build():
     for order in (None, SELECTABLE, Order.CAPTURES):
         assert MoveGenerator(layout="butterfly", core="fast", legal=True, order=order).ordered == (order is not None)
     assert MoveGenerator(layout=get_layout("dense")).layout is get_layout("dense")
-    assert len(PerftArray(engines=2, max_depth=3, count_leaves=False).engines) == 2
+    array = PerftArray(engines=2, max_depth=3, count_leaves=False)
+    Fragment.get(array, None)       # elaborated, so its engines are used (no UnusedElaboratable at exit)
+    assert len(array.engines) == 2
     assert HostLink(layout_id=1, core_id=CORE_IDS["fast"], idle_timeout=5, perft_engines=255).perft_engines == 255
 
 
