@@ -24,6 +24,12 @@ Positions stream back to back: the board is copied at ``start``, so the next
 position can be loaded at once, and started (``start_ready``) as soon as the
 previous one's pieces have left the snapshot's readers, while its moves still
 drain. ``done`` pulses once per position, in start order, with its counters.
+
+A core built with ``captures=True`` streams a position's captures alone when asked at
+``start`` (a quiescence search's ``captures`` order): the mover mask keeps the pieces that
+may capture, the slot counter cuts each ray to its capture (a slider's first target is the
+capture square), and a :class:`CaptureHold` keeps the pieces without one out of the piece
+FIFO, so the stream is the whole stream's captures, in its order, a cycle a move.
 """
 
 from amaranth import Module, Shape, Signal, Cat, Const, Mux
@@ -43,7 +49,7 @@ from .options import Options
 from .probe import ProbeResult, RayProbe
 from .types import BoardState, Counters
 
-__all__ = ["FastCore", "SlotCounter", "RaySelector", "Selected", "CreditSignature", "StepEmitter", "PositionTracker",
+__all__ = ["FastCore", "SlotCounter", "CaptureHold", "RaySelector", "Selected", "CreditSignature", "StepEmitter", "PositionTracker",
            "PieceEntry", "Ray", "NoRom"]
 
 PIECE_FIFO_DEPTH = 16
@@ -110,13 +116,23 @@ class SlotCounter(wiring.Component):
     kind, the number of moves of its ray (see ``hwmovegen.tables.slots.RayType``).
 
     ``pieces`` never waits: the feeder lets a piece into the probe only while the piece FIFO
-    has room for every piece in flight (``IN_FLIGHT``)."""
+    has room for every piece in flight (``IN_FLIGHT``).
 
-    valid: In(1)
-    square: In(6)
-    tag: In(_Tag)
-    result: In(ProbeResult)
-    pieces: Out(stream.Signature(PieceEntry))
+    Built with ``captures=True``, its ``captures`` input asks for the captures alone: a ray's
+    count is 1 if it ends in a capture, else 0, except a slider's, which holds the capture's
+    distance (its reach plus one: the ray builder's first target, :func:`capture_offsets`);
+    pushes and castling count 0."""
+
+    def __init__(self, *, captures=False):
+        self.captures_port = captures
+        super().__init__({
+            "valid": In(1),
+            "square": In(6),
+            "tag": In(_Tag),
+            "result": In(ProbeResult),
+            **({"captures": In(1)} if captures else {}),
+            "pieces": Out(stream.Signature(PieceEntry)),
+        })
 
     def elaborate(self, platform):
         m = Module()
@@ -165,6 +181,22 @@ class SlotCounter(wiring.Component):
                                        state.castling.bit_select(right.bit_length() + 1, 1))
                             on_own_rank = Mux(state.white_to_move, rank == 0, rank == 7)
                             m.d.comb += count.eq(exists(k, j) & on_own_rank & held & (result.reach[d] >= max(length)))
+            if self.captures_port:
+                # the captures alone: the ray's capture, at its distance for a slider
+                taken = Signal(3, name=f"taken{j}")
+                with m.Switch(kind):
+                    for k, slots in KIND_SLOTS.items():
+                        if j < len(slots) and slots[j].type in (RayType.SLIDE, RayType.CAPTURE):
+                            with m.Case(k):
+                                slider = slots[j].type == RayType.SLIDE and slots[j].direction < 8 and \
+                                    k != TableKind.KING
+                                if slider:
+                                    m.d.comb += taken.eq(Mux(capture, result.reach[slots[j].direction] + 1, 0))
+                                elif slots[j].type == RayType.CAPTURE:     # (its flag is always set)
+                                    m.d.comb += taken.eq(count)
+                                else:                                       # a knight's jump, a king's step
+                                    m.d.comb += taken.eq(capture)
+                count = Mux(self.captures, taken, count)
             m.d.sync += _counts(entry)[j].eq(count)
             if j in CAPTURE_SLOTS:
                 m.d.sync += entry.capture[CAPTURE_SLOTS.index(j)].eq(capture)
@@ -272,13 +304,25 @@ def _exactly_one(bits):
     return (_exactly_one(low) & ~high.any()) | (~low.any() & _exactly_one(high))
 
 
+def capture_offsets():
+    """Per (kind, slot): the offsets of the ray's first eight targets, ``step x n`` modulo 64 for
+    n = 0..7 packed six bits each (the capture of a slider's ray is ``n`` steps away)."""
+    _, steps, _ = _slot_tables()
+    return {key: sum((step * n % 64) << (6 * n) for n in range(8)) for key, step in steps.items()}
+
+
 class RayBuilder(wiring.Component):
     """A selected slot -> its Ray, in two registered stages: the slot's type, step and first
-    offset from the (kind, slot) tables and its count and flags, then the first target."""
+    offset from the (kind, slot) tables and its count and flags, then the first target.
 
-    def __init__(self):
+    Built with ``captures=True``, its ``captures`` input says the counts are the slot counter's
+    captures (:class:`SlotCounter`): each ray one move, ``count`` steps from the piece."""
+
+    def __init__(self, *, captures=False):
+        self.captures_port = captures
         super().__init__({
             "slots": In(stream.Signature(Selected, always_ready=True)),
+            **({"captures": In(1)} if captures else {}),
             "rays": Out(stream.Signature(Ray, always_ready=True)),
         })
 
@@ -295,12 +339,16 @@ class RayBuilder(wiring.Component):
                          width * entries).word_select(select, width)
 
         a_valid, a_ray, a_offset = Signal(1), Signal(Ray), Signal(6)
+        count, offset = _select(slot, _counts(piece)), table(offsets, 6)
+        if self.captures_port:
+            count, offset = (Mux(self.captures, count != 0, count),
+                             Mux(self.captures, table(capture_offsets(), 48).word_select(count[:3], 6), offset))
         m.d.sync += [
             a_valid.eq(self.slots.valid),
-            a_offset.eq(table(offsets, 6)),
+            a_offset.eq(offset),
             a_ray.frm.eq(piece.frm),
             a_ray.step.eq(table(steps, 6)),
-            a_ray.count.eq(_select(slot, _counts(piece))),
+            a_ray.count.eq(count),
             a_ray.type.eq(table(types, 2)),
             a_ray.capture.eq(Cat(slot[j] & piece.capture[i] for i, j in enumerate(CAPTURE_SLOTS)).any()),
             a_ray.en_passant.eq(Cat(slot[j] & piece.en_passant[i] for i, j in enumerate(EP_SLOTS)).any()),
@@ -389,6 +437,42 @@ class StepEmitter(wiring.Component):
         return m
 
 
+class CaptureHold(wiring.Component):
+    """Between the slot counter and the piece FIFO of a core built for captures: in the
+    ``captures`` mode, only the pieces with a capture go on, and their position's ``last`` with
+    them. Such a piece waits here until the next one with a capture takes its place, or its
+    position's last piece comes (which marks it last); a position whose pieces have none ends
+    with ``none`` instead. Otherwise the pieces pass in the cycle they come. Neither side waits:
+    the core takes a position only when the last one is done, so pieces never meet here."""
+
+    def __init__(self):
+        super().__init__({
+            "captures": In(1),
+            "i": In(stream.Signature(PieceEntry)),
+            "o": Out(stream.Signature(PieceEntry)),
+            "none": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        held, holding = Signal(PieceEntry), Signal(1)
+        piece = self.i.payload
+        has = Cat(c != 0 for c in _counts(piece)).any()
+        closing = self.i.valid & ~has & piece.last        # the last piece, without a capture
+        m.d.comb += self.i.ready.eq(1)
+        with m.If(~self.captures):
+            m.d.comb += [self.o.valid.eq(self.i.valid), self.o.payload.eq(piece)]
+        with m.Else():
+            m.d.comb += [self.o.valid.eq(holding & (held.last | (self.i.valid & has) | closing)),
+                         self.o.payload.eq(held), self.o.payload.last.eq(held.last | closing),
+                         self.none.eq(~holding & closing)]
+            with m.If(self.i.valid & has):
+                m.d.sync += [held.eq(piece), holding.eq(1)]
+            with m.Elif(self.o.valid):
+                m.d.sync += holding.eq(0)
+        return m
+
+
 class PositionTracker(wiring.Component):
     """Positions in flight, in start order: what the front end counted for each, the moves and
     stalls at the output, ``done`` and the counters of each finished position."""
@@ -402,6 +486,7 @@ class PositionTracker(wiring.Component):
             "assembled": In(1),         # a piece left the SlotCounter
             "assembled_last": In(1),    # ... the last of its position
             "assembled_promotions": In(range(SLOTS + 1)),
+            "assembled_none": In(1),    # a captures position's pieces have none: it is empty
             "valid": In(1),             # the move stream
             "ready": In(1),
             "last_transfer": In(1),     # the last move of a position left
@@ -428,7 +513,10 @@ class PositionTracker(wiring.Component):
                 m.d.sync += [steps[i].eq(steps[i] + 1), promotions[i].eq(promotions[i] + self.assembled_promotions)]
                 with m.If(self.assembled_last):
                     m.d.sync += complete[i].eq(1)
-        with m.If((self.assembled & self.assembled_last) | ((fill != tail) & complete.bit_select(fill, 1))):
+            with m.If(self.assembled_none & (fill == i)):
+                m.d.sync += [complete[i].eq(1), empty[i].eq(1)]
+        with m.If((self.assembled & self.assembled_last) | self.assembled_none |
+                  ((fill != tail) & complete.bit_select(fill, 1))):
             m.d.sync += fill.eq(fill + 1)
 
         # a started position opens a record; an empty one is complete at once
@@ -503,30 +591,42 @@ class FastCore(wiring.Component):
     ----------
     layout : Layout
         Kept for the generator's sake; the core reads no ROM (its tables are logic).
+    captures : bool
+        A ``captures_only`` input, sampled with ``start``: that position's captures alone, in
+        the same order (each ray cut to its capture, the pieces without one left out; ``steps``
+        then counts the pieces with a capture, ``promotion_nodes`` their promotions). Such a
+        core takes a position only when the one before is done.
 
     Members
     -------
-    The :class:`~.core.CoreSignature`'s, with an empty ``rom`` port.
+    The :class:`~.core.CoreSignature`'s, with an empty ``rom`` port; ``captures_only`` with
+    ``captures=True``.
     """
     contract = core_contract("fast")        # its timing terms and protocol id
 
-    def __init__(self, *, layout):
+    def __init__(self, *, layout, captures=False):
         options = Options("FastCore")
         options.check(isinstance(layout, Layout), f"layout must be a Layout, not {layout!r}")
+        options.flag("captures", captures)
         options.done()
         self.layout = layout
-        super().__init__(CoreSignature(wiring.Signature({})))
+        self.captures = captures
+        signature = CoreSignature(wiring.Signature({}))
+        if captures:
+            signature = wiring.Signature({**signature.members, "captures_only": In(1)})
+        super().__init__(signature)
 
     def elaborate(self, platform):
         m = Module()
         planes, state = self.planes, self.state
-        m.submodules.movers = movers = MoverMask()
+        captures = self.captures
+        m.submodules.movers = movers = MoverMask(captures=captures)
         m.submodules.feeder = feeder = PieceFeeder(0)
         m.submodules.probe = probe = RayProbe(_Tag)
-        m.submodules.counter = counter = SlotCounter()
+        m.submodules.counter = counter = SlotCounter(captures=captures)
         m.submodules.pieces = pieces = Queue(shape=PieceEntry, depth=PIECE_FIFO_DEPTH)
         m.submodules.selector = selector = RaySelector()
-        m.submodules.builder = builder = RayBuilder()
+        m.submodules.builder = builder = RayBuilder(captures=captures)
         m.submodules.emitter = emitter = StepEmitter()
         m.submodules.fifo = fifo = PromotionFifo(positions=True)
         m.submodules.tracker = tracker = PositionTracker()
@@ -544,7 +644,16 @@ class FastCore(wiring.Component):
         probe_in_valid = Signal(1)
         # registers only: the snapshot is free once the last mover has left for the probe
         start_ready = ~copied & ~loading & ~feeder.busy & ~probe_in_valid & ~tracker.full
+        if captures:                # one position at a time (CaptureHold)
+            start_ready = start_ready & ~tracker.busy
         starting = self.start & start_ready
+        # a captures core's mode for the position under way (the only one: see start_ready)
+        capturing = Signal(1) if captures else Const(0, 1)
+        if captures:
+            with m.If(starting):
+                m.d.sync += capturing.eq(self.captures_only)
+            m.d.comb += [movers.captures.eq(capturing), counter.captures.eq(capturing),
+                         builder.captures.eq(capturing)]
         m.d.comb += [movers.types.eq(snap_types), movers.white_to_move.eq(snap_state.white_to_move),
                      movers.occupied.eq(snap_occupied), movers.own.eq(snap_own),
                      movers.capturable.eq(snap_capturable),
@@ -572,7 +681,8 @@ class FastCore(wiring.Component):
                 m.d.sync += ep_from[i].eq(Mux(state.white_to_move, sources[0], sources[1]))
 
         # ---- feeder: the movers in square order, one per cycle while the piece FIFO has room
-        room = pieces.level <= PIECE_FIFO_DEPTH - IN_FLIGHT
+        # (a captures position's piece may wait in the CaptureHold beside those in flight)
+        room = pieces.level <= Mux(capturing, PIECE_FIFO_DEPTH - IN_FLIGHT - 1, PIECE_FIFO_DEPTH - IN_FLIGHT)
         consume = feeder.first_valid & room
         m.d.comb += [feeder.start.eq(loading), feeder.run.eq(~loading), feeder.pieces.eq(movers.movers),
                      feeder.types.eq(snap_types), feeder.white_to_move.eq(snap_state.white_to_move),
@@ -595,16 +705,23 @@ class FastCore(wiring.Component):
                      counter.tag.eq(probe.out_tag), counter.result.eq(probe.result)]
 
         # ---- piece FIFO, serializer, output
-        entry = counter.pieces.payload
+        assembled, none = counter.pieces, Const(0, 1)
+        if captures:                # the pieces without a capture left out
+            m.submodules.hold = hold = CaptureHold()
+            m.d.comb += hold.captures.eq(capturing)
+            wiring.connect(m, counter.pieces, hold.i)
+            assembled, none = hold.o, hold.none
+        entry = assembled.payload
         # the tracker hears of assembled pieces a cycle later, through registers; only pawns
         # promote, so only their slots are counted
         pawn_slots = range(len(KIND_SLOTS[TableKind.WPAWN]))
         asm_valid, asm_last, asm_promotions = Signal(1), Signal(1), Signal(range(SLOTS + 1))
-        m.d.sync += [asm_valid.eq(counter.pieces.valid), asm_last.eq(entry.last),
+        asm_none = Signal(1)
+        m.d.sync += [asm_valid.eq(assembled.valid), asm_last.eq(entry.last), asm_none.eq(none),
                      asm_promotions.eq(Mux(entry.promotes, sum(_counts(entry)[j] != 0 for j in pawn_slots), 0))]
         # the serializer's stages, each handing the next a stream (the emitter grants the
         # selector credit for the rays it has room for)
-        wiring.connect(m, counter.pieces, pieces.i)
+        wiring.connect(m, assembled, pieces.i)
         wiring.connect(m, pieces.o, selector.pieces)
         wiring.connect(m, selector.slots, builder.slots)
         wiring.connect(m, builder.rays, emitter.rays)
@@ -615,7 +732,7 @@ class FastCore(wiring.Component):
             # positions
             tracker.start.eq(starting), tracker.opening.eq(copied), tracker.opened.eq(loading), tracker.empty.eq(movers.movers == 0),
             tracker.assembled.eq(asm_valid), tracker.assembled_last.eq(asm_last),
-            tracker.assembled_promotions.eq(asm_promotions),
+            tracker.assembled_promotions.eq(asm_promotions), tracker.assembled_none.eq(asm_none),
             tracker.valid.eq(fifo.moves.valid), tracker.ready.eq(self.moves.ready),
             tracker.last_transfer.eq(fifo.last_transfer),
             self.busy.eq(tracker.busy), self.done.eq(tracker.done), self.counters.eq(tracker.counters),

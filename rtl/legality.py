@@ -108,6 +108,7 @@ KingSafety = data.StructLayout({
     "ep_east": 6,               # the square east of the pawn en passant takes (the other taker is west)
     "ep_seen": 2,               # en passant by the west, east taker: a slider sees the king through it
     "leaper_other": 1,          # a knight or pawn check other than by the pawn en passant takes
+    "king_step": 1,             # the king has a step the filter passes (onto a square neither own nor attacked)
 })
 
 
@@ -336,8 +337,11 @@ class SetupSweep(wiring.Component):
         finding = sweeping & ~down & ~found & own_king.any()
         file_now = _file_of(own_king)
         below, level, above, last_attacks = (Signal(8, name=n) for n in ("below", "level", "above", "last_attacks"))
+        # the own pieces on the same three ranks, for ``king_step``
+        own_below, own_level, own_above, last_own = (Signal(8, name=f"own_{n}")
+                                                     for n in ("below", "level", "above", "last"))
         with m.If(sweeping):
-            m.d.sync += last_attacks.eq(attacks)
+            m.d.sync += [last_attacks.eq(attacks), last_own.eq(own)]
         # the rank under the sweep less the king's (once found). Not from ``start``: the offset is read
         # only once the king is found, and each sweep's first cycle writes it afresh (in a large perft
         # array, start in the subtraction was the critical path)
@@ -346,9 +350,10 @@ class SetupSweep(wiring.Component):
             m.d.sync += offset.eq(sweep_row - Mux(finding, row, king_rank))
         with m.If(finding):
             m.d.sync += [found.eq(1), king_file.eq(file_now), king_rank.eq(row),
-                         below.eq(below | last_attacks), level.eq(level | attacks)]
+                         below.eq(below | last_attacks), level.eq(level | attacks),
+                         own_below.eq(last_own), own_level.eq(own)]
         with m.If(sweeping & found & (offset == 1)):
-            m.d.sync += above.eq(above | attacks)
+            m.d.sync += [above.eq(above | attacks), own_above.eq(own)]
         with m.If(sweeping & down):
             with m.If(offset == 0):
                 m.d.sync += level.eq(level | attacks)
@@ -455,6 +460,13 @@ class SetupSweep(wiring.Component):
             safety.ep_east.eq(en_passant.takers[1]), safety.ep_seen.eq(Cat(*ep_seen)),
             safety.leaper_other.eq(leaper_other),
         ]
+        # a king step the filter passes: onto a square of the three ranks neither own nor attacked
+        # (the ranks off the board left out)
+        files = next_to | king_one
+        free = [~attacked & ~mine for attacked, mine in ((below, own_below), (level, own_level), (above, own_above))]
+        m.d.comb += safety.king_step.eq(((king_rank != 0) & (free[0] & files).any()) |
+                                        (free[1] & next_to).any() |
+                                        ((king_rank != 7) & (free[2] & files).any()))
         m.d.comb += [safety.pinned[d].as_value().eq(pinned[d]) for d in range(8)]
         return m
 
@@ -529,6 +541,9 @@ class LegalityStage(wiring.Component):
         The legal ones, in the same order.
     ready, busy : Out(1)
         The setup is over / a setup runs or a move is held.
+    king_step : Out(1)
+        With ``ready``: the king has a legal step (onto a square neither own nor attacked), so the
+        position has a legal move whatever the core streams (a captures core's stalemate test).
     """
 
     def __init__(self):
@@ -540,6 +555,7 @@ class LegalityStage(wiring.Component):
             "moves_out": Out(stream.Signature(Move)),
             "ready": Out(1),
             "busy": Out(1),
+            "king_step": Out(1),
         })
 
     def elaborate(self, platform):
@@ -549,7 +565,8 @@ class LegalityStage(wiring.Component):
         m.d.comb += [setup.start.eq(self.start), setup.planes.eq(self.planes), setup.state.eq(self.state),
                      move_filter.start.eq(self.start), move_filter.judging.eq(setup.ready),
                      move_filter.safety.eq(setup.safety),
-                     self.ready.eq(setup.ready), self.busy.eq(move_filter.moves_out.valid | setup.busy)]
+                     self.ready.eq(setup.ready), self.busy.eq(move_filter.moves_out.valid | setup.busy),
+                     self.king_step.eq(setup.safety.king_step)]
         wiring.connect(m, wiring.flipped(self.moves_in), move_filter.moves_in)
         wiring.connect(m, move_filter.moves_out, wiring.flipped(self.moves_out))
         return m

@@ -78,6 +78,10 @@ class MoveGenerator(wiring.Component):
         The board's edit port and its view (for :class:`~.apply.MoveApplier`).
     positions : bool
         The position of the move on the stream (``move_planes``, ``move_state``).
+    legal_count : bool
+        ``legal_moves`` (with ``legal``).
+    captures : bool
+        ``captures_only`` and ``king_step`` (the fast core with ``legal``).
 
     Members
     -------
@@ -126,6 +130,13 @@ class MoveGenerator(wiring.Component):
         The legal moves of the last legal position, counted before an order drops any (a
         quiescence search asks for the captures and must still tell a stalemate), valid from its
         ``done`` until the next ``start``.
+    captures_only : In(1), with ``captures=True`` only (the fast core, ``legal``)
+        Sampled with ``start``: the core streams the position's captures alone
+        (:class:`~.fast.FastCore`), so a ``captures`` order's stream is the same, sooner, and
+        ``legal_moves`` counts the legal captures.
+    king_step : Out(1), with ``captures=True`` only
+        From the legality setup's end until the next ``start``: the king has a legal step, so
+        the position is no stalemate whatever the captures.
     move_planes, move_state : with ``positions=True`` only
         The position the move on the stream was generated from, while ``moves.valid`` (with
         ``legal``, for the pseudo-legal moves of ``all_moves`` positions): the fast core keeps
@@ -141,7 +152,7 @@ class MoveGenerator(wiring.Component):
         return cls(layout=config.layout, core=config.core, legal=config.legal, order=order, **options)
 
     def __init__(self, *, layout="dense", core="walker", legal=False, order=None, editable=False, positions=False,
-                 legal_count=False):
+                 legal_count=False, captures=False):
         options = Options("MoveGenerator")
         options.check(isinstance(layout, Layout) or layout in LAYOUT_NAMES,
                       f"layout must be a Layout or one of {', '.join(LAYOUT_NAMES)}, not {layout!r}")
@@ -153,6 +164,9 @@ class MoveGenerator(wiring.Component):
         options.flag("positions", positions)
         options.flag("legal_count", legal_count)
         options.check(not legal_count or legal, "legal_count needs the legality stage (legal=True)")
+        options.flag("captures", captures)
+        options.check(not captures or (core == "fast" and legal),
+                      "captures needs the fast core and the legality stage (core='fast', legal=True)")
         options.done()
         self.layout = get_layout(layout) if isinstance(layout, str) else layout
         self.core = core
@@ -160,6 +174,7 @@ class MoveGenerator(wiring.Component):
         self.editable = editable
         self.positions = positions
         self.legal_count = legal_count
+        self.captures = captures
         self.ordered = order is not None
         self.fixed_order = order if isinstance(order, Order) else None
         super().__init__({
@@ -169,6 +184,7 @@ class MoveGenerator(wiring.Component):
                 "board_free": Out(1)} if editable else {}),
             **({"move_planes": Out(PLANES), "move_state": Out(BoardState)} if positions else {}),
             **({"legal_moves": Out(COUNTER_WIDTH)} if legal_count else {}),
+            **({"captures_only": In(1), "king_step": Out(1)} if captures else {}),
         })
 
     @property
@@ -191,7 +207,7 @@ class MoveGenerator(wiring.Component):
         core_class, rom_class = CORES[self.core]
         m.submodules.board = board = BoardRAM()
         m.submodules.rom = rom = rom_class(self.layout)
-        core = core_class(layout=self.layout)
+        core = core_class(layout=self.layout, **({"captures": True} if self.captures else {}))
         m.submodules.core = ResetInserter(self.abort)(core)
         wiring.connect(m, wiring.flipped(self.load), board.load)
         wiring.connect(m, core.rom, rom.bus)
@@ -274,6 +290,12 @@ class MoveGenerator(wiring.Component):
             m.d.comb += [out.valid.eq(stage.moves_out.valid), out.payload.eq(stage.moves_out.payload),
                          stage.moves_out.ready.eq(out.ready)]
         finishing = (pending | core.done) & (~out.valid | out.ready)
+        if self.captures:
+            # a captures position is done with the setup (``king_step``), even if the core was sooner
+            only = Signal(1)
+            with m.If(starting):
+                m.d.sync += only.eq(self.captures_only)
+            finishing = finishing & (~only | stage.ready)
         # the legal stream's counters stop with the position's last cycle and hold until the
         # next start (no copy latched at done)
         legal_start = starting & ~self.all_moves
@@ -301,6 +323,8 @@ class MoveGenerator(wiring.Component):
                 m.d.comb += self.board_free.eq(~self.busy)
         if self.legal_count:
             m.d.comb += self.legal_moves.eq(count.moves)
+        if self.captures:
+            m.d.comb += [core.captures_only.eq(self.captures_only), self.king_step.eq(stage.king_step)]
         m.d.comb += [up.busy.eq(active | core.busy),
                      up.done.eq(Mux(bypass, core.done, done)),
                      up.counters.eq(Mux(bypass, core.counters, counted))]

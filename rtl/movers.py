@@ -26,12 +26,17 @@ class MoverMask(wiring.Component):
     bishop's terms.
     """
 
-    types: In(data.ArrayLayout(64, 3))     # the piece-type bitplanes
-    white_to_move: In(1)
-    occupied: In(64)
-    own: In(64)
-    capturable: In(64)                      # opponents and the en-passant square
-    movers: Out(64)
+    def __init__(self, *, captures=False):
+        self.captures_port = captures
+        super().__init__({
+            "types": In(data.ArrayLayout(64, 3)),      # the piece-type bitplanes
+            "white_to_move": In(1),
+            "occupied": In(64),
+            "own": In(64),
+            "capturable": In(64),                   # opponents and the en-passant square
+            **({"captures": In(1)} if captures else {}),
+            "movers": Out(64),
+        })
 
     def elaborate(self, platform):
         m = Module()
@@ -39,11 +44,17 @@ class MoverMask(wiring.Component):
         free, empty, capturable = ~self.own, ~self.occupied, self.capturable
         emits = {NodeKind.NORMAL: free, NodeKind.PUSH: empty, NodeKind.PROMO_PUSH: empty,
                  NodeKind.CAPTURE: capturable, NodeKind.PROMO_CAPTURE: capturable}
+        # a first node that captures: a step or jump onto an opponent, a pawn's capture node
+        opponent = self.occupied & ~self.own
+        takes = {NodeKind.NORMAL: opponent, NodeKind.CAPTURE: capturable, NodeKind.PROMO_CAPTURE: capturable}
 
-        def first_emits(kind, square):
+        def first_emits(kind, square, emits=emits):
             firsts = [ray[0] for ray in rays(kind, square)
-                      if ray[0].kind not in (NodeKind.CASTLE_PATH, NodeKind.CASTLE)]
+                      if ray[0].kind not in (NodeKind.CASTLE_PATH, NodeKind.CASTLE) and ray[0].kind in emits]
             return Cat(emits[node.kind][node.to] for node in firsts).any() if firsts else Const(0, 1)
+
+        def first_takes(kind, square):
+            return first_emits(kind, square, takes)
 
         movers = Signal(64)
         for square in range(64):
@@ -51,10 +62,17 @@ class MoverMask(wiring.Component):
             rook, bishop = first_emits(TableKind.ROOK, square), first_emits(TableKind.BISHOP, square)
             pawn = Mux(self.white_to_move, first_emits(TableKind.WPAWN, square),
                        first_emits(TableKind.BPAWN, square))
+            knight, king = first_emits(TableKind.KNIGHT, square), rook | bishop
+            if self.captures_port:
+                pawn = Mux(self.captures, Mux(self.white_to_move, first_takes(TableKind.WPAWN, square),
+                                              first_takes(TableKind.BPAWN, square)), pawn)
+                knight = Mux(self.captures, first_takes(TableKind.KNIGHT, square), knight)
+                king = Mux(self.captures, first_takes(TableKind.ROOK, square) | first_takes(TableKind.BISHOP, square),
+                           king)
             with m.Switch(piece_type):
                 for kind, term in ((TableKind.ROOK, rook), (TableKind.BISHOP, bishop),
-                                   (TableKind.QUEEN, rook | bishop), (TableKind.KING, rook | bishop),
-                                   (TableKind.KNIGHT, first_emits(TableKind.KNIGHT, square)), (1, pawn)):
+                                   (TableKind.QUEEN, rook | bishop), (TableKind.KING, king),
+                                   (TableKind.KNIGHT, knight), (1, pawn)):
                     with m.Case(kind):
                         m.d.sync += movers[square].eq(self.own[square] & term)
                 with m.Default():

@@ -3,7 +3,9 @@ model's (:mod:`hwmovegen.sim.search`, ``docs/search.md``).
 
 :class:`SearchEngine` is built from the perft engine's parts: a legal generator with the ordering
 stage (its order chosen per position: ``mvv-lva`` for a full-width node and a quiescence node
-in check, ``captures`` for the others), the :class:`~.apply.MoveApplier`'s make and unmake, a
+in check, ``captures`` for the others, whose captures alone the fast core streams: a node with no
+legal capture is no stalemate if its king has a legal step, else its whole position is generated
+again, uncounted), the :class:`~.apply.MoveApplier`'s make and unmake, a
 move list per ply (:class:`~.perft.MoveLists`). Beside the board, :class:`~.evaluate.PositionTerms`
 keeps the evaluation and the Polyglot key on every square the applier writes, and
 :class:`~.evaluate.InCheck` tells a check from the planes, so that a quiescence node stands pat
@@ -158,8 +160,9 @@ class SearchEngine(wiring.Component):
         options.count("max_plies", max_plies, 2, MAX_SEARCH_PLIES)
         options.done()
         self.layout, self.core, self.max_plies, self.root_filter = layout, core, max_plies, root_filter
+        # the fast core streams a quiescence node's captures alone (captures_only)
         self.generator = MoveGenerator(layout=layout, core=core, legal=True, editable=True, order=SELECTABLE,
-                                       legal_count=True)
+                                       legal_count=True, captures=core == "fast")
         self.applier = MoveApplier(max_plies)
         self.terms = PositionTerms()
         self.in_check = InCheck()
@@ -257,6 +260,8 @@ class SearchEngine(wiring.Component):
         written = Signal(range(MAX_MOVES + 1))
         seen_first = Signal(1)
         order = Signal(Order)
+        only = Signal(1)            # the captures alone (a captures core)
+        again = Signal(1)           # the node's generation again, whole: not counted twice
         moves = gen.moves
         hint = request.hint
         is_hint = (ply == 0) & request.hint_valid & (moves.payload.frm == hint.frm) & \
@@ -264,6 +269,7 @@ class SearchEngine(wiring.Component):
         m.d.comb += [
             moves.ready.eq(1),
             gen.order.eq(order), gen.all_moves.eq(0),
+            *([gen.captures_only.eq(only)] if gen.captures else []),
             lists.write_data.eq(moves.payload),
             applier.commands.payload.move.eq(lists.read_data),
         ]
@@ -339,7 +345,7 @@ class SearchEngine(wiring.Component):
             with m.State("EXPAND"):         # stand pat, or a generation in the node's order
                 m.d.comb += self.check_read.eq(1)
                 with m.If(~quiescent | checked):
-                    m.d.sync += order.eq(Order.MVV_LVA)
+                    m.d.sync += [order.eq(Order.MVV_LVA), only.eq(0)]
                     m.next = "GENERATE"
                 with m.Elif(~terms.ready):
                     pass                    # the registered score is a cycle or two behind the board
@@ -356,15 +362,16 @@ class SearchEngine(wiring.Component):
                         m.d.sync += ret.eq(Mux(stand > alpha, stand, alpha))
                         m.next = "RETURN"
                     with m.Else():
-                        m.d.sync += order.eq(Order.CAPTURES)
+                        m.d.sync += [order.eq(Order.CAPTURES), only.eq(1)]
                         m.next = "GENERATE"
             with m.State("GENERATE"):
                 count("generate_cycles")
                 count("first_move_cycles")
                 m.d.comb += gen.start.eq(gen.start_ready)
                 with m.If(gen.start_ready):
-                    count("generations")
-                    m.d.sync += [written.eq(0), found_hint.eq(0), seen_first.eq(0)]
+                    with m.If(~again):
+                        count("generations")
+                    m.d.sync += [written.eq(0), found_hint.eq(0), seen_first.eq(0), again.eq(0)]
                     m.next = "COLLECT"
             with m.State("COLLECT"):        # the moves into the ply's list: from 1 on, the hint at 0
                 count("generate_cycles")
@@ -407,8 +414,20 @@ class SearchEngine(wiring.Component):
                     with m.Else():
                         m.next = "NEXT"
                 with m.Elif(gen.legal_moves == 0):      # the captures of a stalemate: none
-                    m.d.sync += ret.eq(0)
-                    m.next = "RETURN"
+                    if gen.captures:
+                        # no legal capture: a legal king step says no stalemate; without one, the
+                        # whole position tells (the same generation, again)
+                        with m.If(~only):
+                            m.d.sync += ret.eq(0)
+                            m.next = "RETURN"
+                        with m.Elif(~gen.king_step):
+                            m.d.sync += [only.eq(0), again.eq(1)]
+                            m.next = "GENERATE"
+                        with m.Else():
+                            m.next = "NEXT"
+                    else:
+                        m.d.sync += ret.eq(0)
+                        m.next = "RETURN"
                 with m.Else():
                     m.next = "NEXT"
 

@@ -6,11 +6,14 @@ import pytest
 from amaranth.sim import Simulator
 
 from hwmovegen.rtl import MoveGenerator
+from hwmovegen.rtl.order import Order
 from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate
+from hwmovegen.sim.model.order import order_moves
 from hwmovegen.sim.model.positions import random_boards
+from hwmovegen.tables import PieceType, piece_code
 
-from hwmovegen.tables.contracts import CORE_CONTRACTS, GeneratorConfig
+from hwmovegen.tables.contracts import CORE_CONTRACTS, SELECTABLE, GeneratorConfig
 
 from ..helpers import (EN_PASSANT, KIWIPETE, ONE_STEP_WALKS, POSITION3, PROMOTION_CAPTURE, PROMOTIONS,
                        StreamMonitor, assert_matches_model, generate_under_backpressure)
@@ -128,3 +131,53 @@ def test_abort_then_a_new_position():
     run(bench, dut).run()
     for result in results:
         assert_matches_model(chess.Board(), result, core="fast")
+
+
+# a king boxed in and its other men blocked (a stalemate), a capture that is illegal (the pinned
+# knight's), a king whose only moves are captures, no piece that may capture (the core is done at
+# once, before the legality setup: a stalemate whose last attacks the setup sees on its way down,
+# and a king free to step), and the en-passant and promotion cases above
+CAPTURES_ONLY = [KIWIPETE, POSITION3, PROMOTIONS, PROMOTION_CAPTURE, EN_PASSANT, *EN_PASSANT_EDGES[:2],
+                 "k7/2K5/1P6/7p/7P/8/8/8 b - - 0 1", "4k3/4r3/8/8/4N2b/8/8/4K3 w - - 0 1",
+                 "4k3/8/8/8/8/1p6/2ppp3/3K4 w - - 0 1", "3r1r2/8/8/8/8/2n5/8/4K2k w - - 0 1",
+                 "4k3/8/8/8/8/8/8/4K3 w - - 0 1"]
+
+
+def test_captures_only_is_the_captures_of_the_whole_stream():
+    """A captures core (``captures_only``): the pseudo-legal stream (``all_moves``, the core's
+    order) is the model's captures in the model's order, the legal stream in ``captures`` order the
+    same as the whole position's, ``legal_moves`` its length and ``king_step`` whether the model
+    has a legal king step; each sooner than the whole generation."""
+    dut = MoveGenerator(core="fast", legal=True, order=SELECTABLE, legal_count=True, captures=True)
+    boards = [chess.Board(fen) for fen in CAPTURES_ONLY] + random_boards(4, seed=8)
+    runs = []
+
+    async def bench(ctx):
+        for board in boards:
+            await tb.load(ctx, dut, Position.from_board(board))
+            for pseudo, order in ((1, Order.SQUARE), (0, Order.CAPTURES)):
+                for only in (1, 0):
+                    ctx.set(dut.all_moves, pseudo)
+                    ctx.set(dut.order, order)
+                    ctx.set(dut.captures_only, only)
+                    result = await tb.run(ctx, dut)
+                    runs.append((board, pseudo, only, result, ctx.get(dut.legal_moves), ctx.get(dut.king_step)))
+
+    run(bench, dut).run()
+    for board, pseudo, only, result, legal_moves, king_step in runs:
+        position = Position.from_board(board)
+        model = generate(position, legal=not pseudo).moves
+        got = [move.uci() for move in result.moves]
+        if pseudo:
+            assert got == [move.uci() for move in model if move.capture or not only], board.fen()
+        else:
+            assert got == [move.uci() for move in order_moves(position, model, "captures")], board.fen()
+            assert legal_moves == sum(1 for move in model if move.capture or not only)
+            king_square = position.squares.index(piece_code(PieceType.KING, not board.turn))
+            king = [move for move in model if move.frm == king_square and not move.castle]
+            assert king_step == bool(king), board.fen()
+    whole = {(board.fen(), pseudo): result.cycles for board, pseudo, only, result, _, _ in runs if not only}
+    for board, pseudo, only, result, _, _ in runs:
+        if only:
+            assert result.cycles < whole[board.fen(), pseudo] or not result.moves and result.cycles == \
+                whole[board.fen(), pseudo], board.fen()
