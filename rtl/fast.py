@@ -475,9 +475,11 @@ class CaptureHold(wiring.Component):
 
 class PositionTracker(wiring.Component):
     """Positions in flight, in start order: what the front end counted for each, the moves and
-    stalls at the output, ``done`` and the counters of each finished position."""
+    stalls at the output, ``done`` and the counters of each finished position. ``captures``:
+    the ``assembled_none`` input (a captures core's)."""
 
-    def __init__(self):
+    def __init__(self, *, captures=False):
+        self.captures_port = captures
         super().__init__({
             "start": In(1),             # a position is started
             "opening": In(1),           # ... was started a cycle ago
@@ -486,7 +488,7 @@ class PositionTracker(wiring.Component):
             "assembled": In(1),         # a piece left the SlotCounter
             "assembled_last": In(1),    # ... the last of its position
             "assembled_promotions": In(range(SLOTS + 1)),
-            "assembled_none": In(1),    # a captures position's pieces have none: it is empty
+            **({"assembled_none": In(1)} if captures else {}),  # a captures position's pieces have none
             "valid": In(1),             # the move stream
             "ready": In(1),
             "last_transfer": In(1),     # the last move of a position left
@@ -513,10 +515,14 @@ class PositionTracker(wiring.Component):
                 m.d.sync += [steps[i].eq(steps[i] + 1), promotions[i].eq(promotions[i] + self.assembled_promotions)]
                 with m.If(self.assembled_last):
                     m.d.sync += complete[i].eq(1)
-            with m.If(self.assembled_none & (fill == i)):
-                m.d.sync += [complete[i].eq(1), empty[i].eq(1)]
-        with m.If((self.assembled & self.assembled_last) | self.assembled_none |
-                  ((fill != tail) & complete.bit_select(fill, 1))):
+            if self.captures_port:          # ... or none of them had a capture: empty
+                with m.If(self.assembled_none & (fill == i)):
+                    m.d.sync += [complete[i].eq(1), empty[i].eq(1)]
+        advance = (self.assembled & self.assembled_last) | ((fill != tail) & complete.bit_select(fill, 1))
+        if self.captures_port:
+            advance = (self.assembled & self.assembled_last) | self.assembled_none | \
+                ((fill != tail) & complete.bit_select(fill, 1))
+        with m.If(advance):
             m.d.sync += fill.eq(fill + 1)
 
         # a started position opens a record; an empty one is complete at once
@@ -629,7 +635,7 @@ class FastCore(wiring.Component):
         m.submodules.builder = builder = RayBuilder(captures=captures)
         m.submodules.emitter = emitter = StepEmitter()
         m.submodules.fifo = fifo = PromotionFifo(positions=True)
-        m.submodules.tracker = tracker = PositionTracker()
+        m.submodules.tracker = tracker = PositionTracker(captures=self.captures)
 
         # ---- start: copy the board (the next position may be loaded at once) and find the movers
         view = BoardView(planes, state)
@@ -681,8 +687,9 @@ class FastCore(wiring.Component):
                 m.d.sync += ep_from[i].eq(Mux(state.white_to_move, sources[0], sources[1]))
 
         # ---- feeder: the movers in square order, one per cycle while the piece FIFO has room
-        # (a captures position's piece may wait in the CaptureHold beside those in flight)
-        room = pieces.level <= Mux(capturing, PIECE_FIFO_DEPTH - IN_FLIGHT - 1, PIECE_FIFO_DEPTH - IN_FLIGHT)
+        room = pieces.level <= PIECE_FIFO_DEPTH - IN_FLIGHT
+        if captures:                # (a captures position's piece may wait in the CaptureHold too)
+            room = pieces.level <= Mux(capturing, PIECE_FIFO_DEPTH - IN_FLIGHT - 1, PIECE_FIFO_DEPTH - IN_FLIGHT)
         consume = feeder.first_valid & room
         m.d.comb += [feeder.start.eq(loading), feeder.run.eq(~loading), feeder.pieces.eq(movers.movers),
                      feeder.types.eq(snap_types), feeder.white_to_move.eq(snap_state.white_to_move),
@@ -716,9 +723,13 @@ class FastCore(wiring.Component):
         # promote, so only their slots are counted
         pawn_slots = range(len(KIND_SLOTS[TableKind.WPAWN]))
         asm_valid, asm_last, asm_promotions = Signal(1), Signal(1), Signal(range(SLOTS + 1))
-        asm_none = Signal(1)
-        m.d.sync += [asm_valid.eq(assembled.valid), asm_last.eq(entry.last), asm_none.eq(none),
-                     asm_promotions.eq(Mux(entry.promotes, sum(_counts(entry)[j] != 0 for j in pawn_slots), 0))]
+        if captures:
+            asm_none = Signal(1)
+            m.d.sync += [asm_valid.eq(assembled.valid), asm_last.eq(entry.last), asm_none.eq(none),
+                         asm_promotions.eq(Mux(entry.promotes, sum(_counts(entry)[j] != 0 for j in pawn_slots), 0))]
+        else:
+            m.d.sync += [asm_valid.eq(assembled.valid), asm_last.eq(entry.last),
+                         asm_promotions.eq(Mux(entry.promotes, sum(_counts(entry)[j] != 0 for j in pawn_slots), 0))]
         # the serializer's stages, each handing the next a stream (the emitter grants the
         # selector credit for the rays it has room for)
         wiring.connect(m, assembled, pieces.i)
@@ -732,7 +743,8 @@ class FastCore(wiring.Component):
             # positions
             tracker.start.eq(starting), tracker.opening.eq(copied), tracker.opened.eq(loading), tracker.empty.eq(movers.movers == 0),
             tracker.assembled.eq(asm_valid), tracker.assembled_last.eq(asm_last),
-            tracker.assembled_promotions.eq(asm_promotions), tracker.assembled_none.eq(asm_none),
+            tracker.assembled_promotions.eq(asm_promotions),
+            *([tracker.assembled_none.eq(asm_none)] if captures else []),
             tracker.valid.eq(fifo.moves.valid), tracker.ready.eq(self.moves.ready),
             tracker.last_transfer.eq(fifo.last_transfer),
             self.busy.eq(tracker.busy), self.done.eq(tracker.done), self.counters.eq(tracker.counters),

@@ -46,7 +46,7 @@ from .core import PLANES
 from .types import BoardState, Move
 
 __all__ = ["LegalityStage", "SetupSweep", "AttackMap", "RayTracker", "CheckCounter", "MoveFilter",
-           "KingSafety", "SETUP_CYCLES"]
+           "KingSafety", "KingSafetyWithStep", "SETUP_CYCLES"]
 
 _KING_DIRECTIONS = DIRECTIONS[:8]           # N, NE, E, SE, S, SW, W, NW: a direction's axis is its index % 4
 
@@ -95,7 +95,7 @@ def _on_line(a, b, axis):
 
 
 # What the setup sweep tells the filter about the mover's king, final from the end of the setup.
-KingSafety = data.StructLayout({
+_SAFETY = {
     "king": 6,                  # its square
     "below": 8,                 # the squares the opponent attacks (the king off the board) on the
     "level": 8,                 # rank under it, its own rank and the rank above it
@@ -108,8 +108,10 @@ KingSafety = data.StructLayout({
     "ep_east": 6,               # the square east of the pawn en passant takes (the other taker is west)
     "ep_seen": 2,               # en passant by the west, east taker: a slider sees the king through it
     "leaper_other": 1,          # a knight or pawn check other than by the pawn en passant takes
-    "king_step": 1,             # the king has a step the filter passes (onto a square neither own nor attacked)
-})
+}
+KingSafety = data.StructLayout(_SAFETY)
+# ... and for a stage built with ``king_step``: whether the king has a step the filter passes
+KingSafetyWithStep = data.StructLayout({**_SAFETY, "king_step": 1})
 
 
 # A rank under the sweep, decoded for the side to move: a vector of its eight squares each.
@@ -267,14 +269,16 @@ class CheckCounter(wiring.Component):
 class SetupSweep(wiring.Component):
     """The setup: from ``start`` (the board holds the position through it) the board a rank a
     cycle, up and down again (``SETUP_CYCLES``), into ``safety``. ``ready`` from the end of the
-    sweep until the next ``start``, ``busy`` during it."""
+    sweep until the next ``start``, ``busy`` during it. With ``king_step``, ``safety`` has whether
+    the king has a legal step (:data:`KingSafetyWithStep`)."""
 
-    def __init__(self):
+    def __init__(self, *, king_step=False):
+        self.with_king_step = king_step
         super().__init__({
             "start": In(1),
             "planes": In(PLANES),
             "state": In(BoardState),
-            "safety": Out(KingSafety),
+            "safety": Out(KingSafetyWithStep if king_step else KingSafety),
             "ready": Out(1),
             "busy": Out(1),
         })
@@ -338,10 +342,14 @@ class SetupSweep(wiring.Component):
         file_now = _file_of(own_king)
         below, level, above, last_attacks = (Signal(8, name=n) for n in ("below", "level", "above", "last_attacks"))
         # the own pieces on the same three ranks, for ``king_step``
-        own_below, own_level, own_above, last_own = (Signal(8, name=f"own_{n}")
-                                                     for n in ("below", "level", "above", "last"))
-        with m.If(sweeping):
-            m.d.sync += [last_attacks.eq(attacks), last_own.eq(own)]
+        if self.with_king_step:
+            own_below, own_level, own_above, last_own = (Signal(8, name=f"own_{n}")
+                                                         for n in ("below", "level", "above", "last"))
+            with m.If(sweeping):
+                m.d.sync += [last_attacks.eq(attacks), last_own.eq(own)]
+        else:
+            with m.If(sweeping):
+                m.d.sync += last_attacks.eq(attacks)
         # the rank under the sweep less the king's (once found). Not from ``start``: the offset is read
         # only once the king is found, and each sweep's first cycle writes it afresh (in a large perft
         # array, start in the subtraction was the critical path)
@@ -351,9 +359,9 @@ class SetupSweep(wiring.Component):
         with m.If(finding):
             m.d.sync += [found.eq(1), king_file.eq(file_now), king_rank.eq(row),
                          below.eq(below | last_attacks), level.eq(level | attacks),
-                         own_below.eq(last_own), own_level.eq(own)]
+                         *([own_below.eq(last_own), own_level.eq(own)] if self.with_king_step else [])]
         with m.If(sweeping & found & (offset == 1)):
-            m.d.sync += [above.eq(above | attacks), own_above.eq(own)]
+            m.d.sync += [above.eq(above | attacks), *([own_above.eq(own)] if self.with_king_step else [])]
         with m.If(sweeping & down):
             with m.If(offset == 0):
                 m.d.sync += level.eq(level | attacks)
@@ -460,26 +468,29 @@ class SetupSweep(wiring.Component):
             safety.ep_east.eq(en_passant.takers[1]), safety.ep_seen.eq(Cat(*ep_seen)),
             safety.leaper_other.eq(leaper_other),
         ]
-        # a king step the filter passes: onto a square of the three ranks neither own nor attacked
-        # (the ranks off the board left out)
-        files = next_to | king_one
-        free = [~attacked & ~mine for attacked, mine in ((below, own_below), (level, own_level), (above, own_above))]
-        m.d.comb += safety.king_step.eq(((king_rank != 0) & (free[0] & files).any()) |
-                                        (free[1] & next_to).any() |
-                                        ((king_rank != 7) & (free[2] & files).any()))
+        if self.with_king_step:
+            # a king step the filter passes: onto a square of the three ranks neither own nor
+            # attacked (the ranks off the board left out)
+            files = next_to | king_one
+            free = [~attacked & ~mine for attacked, mine in ((below, own_below), (level, own_level),
+                                                             (above, own_above))]
+            m.d.comb += safety.king_step.eq(((king_rank != 0) & (free[0] & files).any()) |
+                                            (free[1] & next_to).any() |
+                                            ((king_rank != 7) & (free[2] & files).any()))
         m.d.comb += [safety.pinned[d].as_value().eq(pinned[d]) for d in range(8)]
         return m
 
 
 class MoveFilter(wiring.Component):
     """A move in, passed or dropped by ``safety`` in the cycle it arrives, out the next cycle.
-    Moves are taken while ``judging`` (the setup is done); ``start`` drops a held move."""
+    Moves are taken while ``judging`` (the setup is done); ``start`` drops a held move.
+    ``safety``'s layout is the setup's (:data:`KingSafety`, or :data:`KingSafetyWithStep`)."""
 
-    def __init__(self):
+    def __init__(self, safety=KingSafety):
         super().__init__({
             "start": In(1),
             "judging": In(1),
-            "safety": In(KingSafety),
+            "safety": In(safety),
             "moves_in": In(stream.Signature(Move)),
             "moves_out": Out(stream.Signature(Move)),
         })
@@ -527,7 +538,8 @@ class LegalityStage(wiring.Component):
     The setup sweep (:class:`SetupSweep`) hands the per-move filter (:class:`MoveFilter`) what it
     found about the mover's king (:data:`KingSafety`).
 
-    It takes no options: its sweep's length is the contract's ``LEGAL_SETUP_CYCLES``.
+    Its sweep's length is the contract's ``LEGAL_SETUP_CYCLES``. ``king_step=True`` adds the
+    ``king_step`` output.
 
     Members
     -------
@@ -541,12 +553,13 @@ class LegalityStage(wiring.Component):
         The legal ones, in the same order.
     ready, busy : Out(1)
         The setup is over / a setup runs or a move is held.
-    king_step : Out(1)
+    king_step : Out(1), with ``king_step=True`` only
         With ``ready``: the king has a legal step (onto a square neither own nor attacked), so the
         position has a legal move whatever the core streams (a captures core's stalemate test).
     """
 
-    def __init__(self):
+    def __init__(self, *, king_step=False):
+        self.with_king_step = king_step
         super().__init__({
             "start": In(1),
             "planes": In(PLANES),
@@ -555,18 +568,19 @@ class LegalityStage(wiring.Component):
             "moves_out": Out(stream.Signature(Move)),
             "ready": Out(1),
             "busy": Out(1),
-            "king_step": Out(1),
+            **({"king_step": Out(1)} if king_step else {}),
         })
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.setup = setup = SetupSweep()
-        m.submodules.filter = move_filter = MoveFilter()
+        m.submodules.setup = setup = SetupSweep(king_step=self.with_king_step)
+        m.submodules.filter = move_filter = MoveFilter(setup.safety.shape())
         m.d.comb += [setup.start.eq(self.start), setup.planes.eq(self.planes), setup.state.eq(self.state),
                      move_filter.start.eq(self.start), move_filter.judging.eq(setup.ready),
                      move_filter.safety.eq(setup.safety),
-                     self.ready.eq(setup.ready), self.busy.eq(move_filter.moves_out.valid | setup.busy),
-                     self.king_step.eq(setup.safety.king_step)]
+                     self.ready.eq(setup.ready), self.busy.eq(move_filter.moves_out.valid | setup.busy)]
+        if self.with_king_step:
+            m.d.comb += self.king_step.eq(setup.safety.king_step)
         wiring.connect(m, wiring.flipped(self.moves_in), move_filter.moves_in)
         wiring.connect(m, move_filter.moves_out, wiring.flipped(self.moves_out))
         return m

@@ -267,7 +267,7 @@ class MoveGenerator(wiring.Component):
 
         # legal: the stage filters the core's stream; the counters follow the legal stream.
         # `bypass` (all_moves at start) hands the core's stream and counters out as they are.
-        m.submodules.legality = stage = ResetInserter(self.abort)(LegalityStage())
+        m.submodules.legality = stage = ResetInserter(self.abort)(LegalityStage(king_step=self.captures))
         pending, active = Signal(1), Signal(1)      # the core is done / a position is under way
         bypass = Signal(1)
         starting = up.start & up.start_ready
