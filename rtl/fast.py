@@ -635,7 +635,7 @@ class FastCore(wiring.Component):
         m.submodules.builder = builder = RayBuilder(captures=captures)
         m.submodules.emitter = emitter = StepEmitter()
         m.submodules.fifo = fifo = PromotionFifo(positions=True)
-        m.submodules.tracker = tracker = PositionTracker(captures=self.captures)
+        m.submodules.tracker = tracker = PositionTracker(captures=captures)
 
         # ---- start: copy the board (the next position may be loaded at once) and find the movers
         view = BoardView(planes, state)
@@ -723,13 +723,10 @@ class FastCore(wiring.Component):
         # promote, so only their slots are counted
         pawn_slots = range(len(KIND_SLOTS[TableKind.WPAWN]))
         asm_valid, asm_last, asm_promotions = Signal(1), Signal(1), Signal(range(SLOTS + 1))
-        if captures:
-            asm_none = Signal(1)
-            m.d.sync += [asm_valid.eq(assembled.valid), asm_last.eq(entry.last), asm_none.eq(none),
-                         asm_promotions.eq(Mux(entry.promotes, sum(_counts(entry)[j] != 0 for j in pawn_slots), 0))]
-        else:
-            m.d.sync += [asm_valid.eq(assembled.valid), asm_last.eq(entry.last),
-                         asm_promotions.eq(Mux(entry.promotes, sum(_counts(entry)[j] != 0 for j in pawn_slots), 0))]
+        asm_none = Signal(1, name="asm_none") if captures else None
+        m.d.sync += [asm_valid.eq(assembled.valid), asm_last.eq(entry.last),
+                     *([asm_none.eq(none)] if captures else []),
+                     asm_promotions.eq(Mux(entry.promotes, sum(_counts(entry)[j] != 0 for j in pawn_slots), 0))]
         # the serializer's stages, each handing the next a stream (the emitter grants the
         # selector credit for the rays it has room for)
         wiring.connect(m, assembled, pieces.i)
