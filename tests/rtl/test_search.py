@@ -64,7 +64,7 @@ def exact(request, core="fast", reads=None):
     ("k7/8/1Q6/8/8/8/8/7K b - - 0 1", 1, "fast"),             # stalemate at the root
     ("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", 1, "fast"),         # mated at the root
     ("7k/5K2/6Q1/8/8/8/8/8 w - - 0 1", 1, "fast"),            # stalemates in quiescence (Kf8), mates (Qg7)
-    # after Kc6 no capture and no king step, yet d3: the captures core's whole generation again
+    # after Kc8 no capture and no king step, yet d3: the captures core's whole generation again
     ("k7/2K5/1P6/7p/3p3P/8/8/8 w - - 0 1", 1, "fast"),
     # 13 of the 32 moves stalemate white, whose king's last attacks come after the core is done
     ("3r1r2/8/8/8/8/2n5/8/4K2k b - - 0 1", 1, "fast"),
