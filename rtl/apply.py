@@ -13,7 +13,11 @@ board's edit port (:class:`~.board.EditSignature`), one square per cycle:
   another rule.
 
 The stack is a block RAM of ``depth`` entries (:class:`StackEntry`). A make takes
-3 cycles (4 for en passant, 5 for castling), an unmake one more (the stack read).
+3 cycles (4 for en passant, 5 for castling), an unmake one more (the stack read). With
+``prefetch`` the stack's top is read ahead (the read port always addresses it, and a command
+keeps the applier busy for two cycles at least, so the word is there when the next one comes), and
+an unmake takes as long as the make: the search engine's choice; the perft engine keeps the read
+(its routed figures are of it).
 """
 
 from amaranth import Module, Signal, Cat, Const, Mux
@@ -45,7 +49,8 @@ class StackEntry(data.Struct):
 
 
 def make_cycles(move):
-    """Cycles a make of ``move`` (a model Move) keeps the applier busy; an unmake takes one more."""
+    """Cycles a make of ``move`` (a model Move) keeps the applier busy; an unmake takes one more,
+    or as many with ``prefetch``."""
     return 3 + move.en_passant + 2 * move.castle
 
 
@@ -62,6 +67,14 @@ def _by_square(m, square, table, width, name):
             with m.Case(index):
                 m.d.comb += value.eq(entry)
     return value
+
+
+def _restore(m, word, edit, entry):
+    """An unmake's first step: the stack's top (``word``, as its read port gives it now) into the
+    board's state and the entry under way, then its square writes."""
+    m.d.comb += [edit.state_en.eq(1), edit.state.eq(word.state)]
+    m.d.sync += entry.eq(word)
+    m.next = "WRITE"
 
 
 class MoveApplier(wiring.Component):
@@ -82,8 +95,8 @@ class MoveApplier(wiring.Component):
         A command is under way.
     """
 
-    def __init__(self, depth):
-        self.depth = depth
+    def __init__(self, depth, *, prefetch=False):
+        self.depth, self.prefetch = depth, prefetch
         super().__init__({
             "commands": In(stream.Signature(ApplyCommand)),
             "planes": In(PLANES),
@@ -157,11 +170,13 @@ class MoveApplier(wiring.Component):
                     m.next = "WRITE"
                 with m.Elif(taking):
                     m.d.sync += [unmaking.eq(1), level.eq(level - 1)]
-                    m.next = "READ"
-            with m.State("READ"):           # the stack's top arrives
-                m.d.comb += [edit.state_en.eq(1), edit.state.eq(top.data.state)]
-                m.d.sync += entry.eq(top.data)
-                m.next = "WRITE"
+                    if self.prefetch:       # the top, addressed since the last push or pop
+                        _restore(m, top.data, edit, entry)
+                    else:
+                        m.next = "READ"
+            if not self.prefetch:
+                with m.State("READ"):       # the stack's top arrives
+                    _restore(m, top.data, edit, entry)
             with m.State("WRITE"):
                 m.d.comb += edit.square_en.eq(1)
                 m.d.sync += slot.eq(slot + 1)

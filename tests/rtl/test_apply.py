@@ -20,10 +20,10 @@ from ..helpers import EN_PASSANT, KIWIPETE, PROMOTIONS
 CASTLING = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"
 
 
-def _bench(depth=8):
+def _bench(depth=8, prefetch=False):
     m = Module()
     m.submodules.board = board = BoardRAM()
-    m.submodules.applier = applier = MoveApplier(depth)
+    m.submodules.applier = applier = MoveApplier(depth, prefetch=prefetch)
     m.d.comb += [applier.planes.eq(board.planes), applier.state.eq(board.state),
                  board.edit.square_en.eq(applier.edit.square_en), board.edit.square.eq(applier.edit.square),
                  board.edit.code.eq(applier.edit.code), board.edit.state_en.eq(applier.edit.state_en),
@@ -58,10 +58,11 @@ async def _command(ctx, applier, move=None):
     return cycles
 
 
-def run(fens, walk=None):
+def run(fens, walk=None, prefetch=False):
     """Make and unmake every legal move of each position (and, with ``walk``, a random
-    path of that many plies made then unmade), checking each board against python-chess."""
-    m, board, applier = _bench()
+    path of that many plies made then unmade, each command taken the cycle the one before
+    ends), checking each board against python-chess."""
+    m, board, applier = _bench(prefetch=prefetch)
     checked = []
 
     async def bench(ctx):
@@ -75,7 +76,7 @@ def run(fens, walk=None):
                 assert await _command(ctx, applier, move) == make_cycles(move)
                 assert _image(ctx, board) == position_bytes(after), (fen, move.uci())
                 assert ctx.get(applier.level) == 1
-                assert await _command(ctx, applier) == make_cycles(move) + 1
+                assert await _command(ctx, applier) == make_cycles(move) + (not prefetch)
                 assert _image(ctx, board) == position_bytes(root), (fen, move.uci())
                 checked.append(move)
             if walk:
@@ -103,17 +104,19 @@ def run(fens, walk=None):
     return checked
 
 
-def test_every_kind_of_move_made_and_unmade():
+@pytest.mark.parametrize("prefetch", [False, True])
+def test_every_kind_of_move_made_and_unmade(prefetch):
     moves = run([KIWIPETE, PROMOTIONS, EN_PASSANT, CASTLING, "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
                  "n1n1k3/PPP5/8/8/8/8/8/4K3 w - - 0 1", "4k3/8/8/8/8/8/6pp/4K1N1 b - - 0 1",
-                 "4k3/8/8/8/3Pp3/8/8/4K3 b - d3 0 1"])
+                 "4k3/8/8/8/3Pp3/8/8/4K3 b - d3 0 1"], prefetch=prefetch)
     assert any(m.castle for m in moves) and any(m.en_passant for m in moves)
     assert any(m.promotion and m.capture for m in moves) and any(m.double for m in moves)
 
 
+@pytest.mark.parametrize("prefetch", [False, True])
 @pytest.mark.parametrize("fen", [chess.STARTING_FEN, KIWIPETE])
-def test_a_deep_path_made_then_unmade(fen):
-    run([fen], walk=8)
+def test_a_deep_path_made_then_unmade(fen, prefetch):
+    run([fen], walk=8, prefetch=prefetch)
 
 
 def _model_move(board, uci):
