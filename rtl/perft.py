@@ -122,22 +122,28 @@ class MoveLists(wiring.Component):
     On an iCE40 UltraPlus the lists are its single-port RAMs (SPRAM): the walker's ROMs fill
     the block RAMs, and Yosys maps no memory with an initial value to SPRAM. Elsewhere, and
     in simulation, a :class:`~amaranth.lib.memory.Memory`.
+
+    With ``read_addr`` (the search engine, which walks one ply's list while the next moves of
+    another still arrive) the read has its own address, read every cycle, and ``addr`` is the
+    write's: a block RAM's two ports (no SPRAM).
     """
 
     SPRAM_WIDTH, SPRAM_ADDR_BITS = 16, 14     # SB_SPRAM256KA: 16384 words of 16 bits
 
-    def __init__(self, depth):
-        self.depth = depth
+    def __init__(self, depth, *, read_addr=False):
+        self.depth, self.two_ports = depth, read_addr
         super().__init__({
             "addr": In(range(depth)),
             "write": In(1),
             "write_data": In(Move),
             "read_data": Out(Move),
+            **({"read_addr": In(range(depth))} if read_addr else {}),
         })
 
     def elaborate(self, platform):
         m = Module()
-        if getattr(platform, "device", "").startswith("iCE40UP") and self.depth <= 1 << self.SPRAM_ADDR_BITS:
+        if getattr(platform, "device", "").startswith("iCE40UP") and self.depth <= 1 << self.SPRAM_ADDR_BITS \
+                and not self.two_ports:
             width = Shape.cast(Move).width
             words = -(-width // self.SPRAM_WIDTH)
             data_in, data_out = Signal(words * self.SPRAM_WIDTH), Signal(words * self.SPRAM_WIDTH)
@@ -153,10 +159,12 @@ class MoveLists(wiring.Component):
             return m
         m.submodules.memory = memory = Memory(shape=Move, depth=self.depth, init=[])
         store, fetch = memory.write_port(), memory.read_port(transparent_for=())
-        m.d.comb += [
-            store.addr.eq(self.addr), store.data.eq(self.write_data), store.en.eq(self.write),
-            fetch.addr.eq(self.addr), fetch.en.eq(~self.write), self.read_data.eq(fetch.data),
-        ]
+        m.d.comb += [store.addr.eq(self.addr), store.data.eq(self.write_data), store.en.eq(self.write)]
+        if self.two_ports:
+            m.d.comb += fetch.addr.eq(self.read_addr)
+        else:
+            m.d.comb += [fetch.addr.eq(self.addr), fetch.en.eq(~self.write)]
+        m.d.comb += self.read_data.eq(fetch.data)
         return m
 
 

@@ -21,6 +21,14 @@ A node is entered (``ENTER``) with the board already its own: the draw rules fir
 halfmove clock, the path's keys in parallel, the request's history keys through a filter of 1024
 bits that only sends a likely match to a scan of the history memory), then stand pat or a
 generation, then its moves, each made (``MAKE``), searched and unmade (``RETURN``, ``SCORE``).
+
+Three overlaps keep the cycles down, none changing what is searched: the unmake runs on while the
+FSM scores the child (nothing reads the board until the next make, which waits for the applier);
+below the root a node's first move is made as it arrives (``EARLY``: it is the first in the
+ordering stage's order, and a move at all is what the generation's end would have said), while a
+collector finishes the list beside the search (a sibling's ``NEXT`` waits for its end); and a
+generation may start while the list before it still fills (it is ``queued``, its moves behind
+that list's), so its latency hides under that list's last moves.
 """
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
@@ -56,10 +64,11 @@ SearchCounters = data.StructLayout({name: SEARCH_COUNTER_WIDTH for name in SEARC
 SearchCounters.__doc__ = """The counters of a search: ``nodes`` (the root and every position made),
 ``qnodes`` (nodes entered through quiescence), ``cutoffs`` (beta cutoffs, stand pat included),
 ``generations`` (move generations started), as the model counts them; ``cycles`` from the cycle
-that takes ``start`` to ``done``, and of those: ``generate_cycles`` (a generation started until
-its ``done``), ``first_move_cycles`` (of those, until its first move or its ``done``),
-``apply_cycles`` (make and unmake), ``pv_cycles`` (copying lines of the triangular table),
-``draw_cycles`` (scanning the history memory)."""
+that takes ``start`` to ``done``, and of those: ``generate_cycles`` (the FSM waiting on a
+generation: to start it, then until its ``done``, or its first move where that is made at once),
+``first_move_cycles`` (of those, until its first move or its ``done``), ``apply_cycles`` (waiting
+on a make or an unmake; an unmake's writes under the scoring are not counted), ``pv_cycles``
+(copying lines of the triangular table), ``draw_cycles`` (scanning the history memory)."""
 
 
 def _bound(score, request):
@@ -163,7 +172,8 @@ class SearchEngine(wiring.Component):
         # the fast core streams a quiescence node's captures alone (captures_only)
         self.generator = MoveGenerator(layout=layout, core=core, legal=True, editable=True, order=SELECTABLE,
                                        legal_count=True, captures=core == "fast")
-        self.applier = MoveApplier(max_plies)
+        # the unmake as short as the make (the stack's top read ahead)
+        self.applier = MoveApplier(max_plies, prefetch=True)
         self.terms = PositionTerms()
         self.in_check = InCheck()
         # for tests, not ports: the FSM acts on the stand-pat score this cycle (``terms.ready``
@@ -186,7 +196,7 @@ class SearchEngine(wiring.Component):
         m.submodules.applier = applier = self.applier
         m.submodules.terms = terms = self.terms
         m.submodules.in_check = in_check = self.in_check
-        m.submodules.lists = lists = MoveLists(P * MAX_MOVES)
+        m.submodules.lists = lists = MoveLists(P * MAX_MOVES, read_addr=True)
         wiring.connect(m, wiring.flipped(self.load), gen.load)
         wiring.connect(m, applier.edit, gen.edit)
         m.d.comb += [applier.planes.eq(gen.planes), applier.state.eq(gen.board_state)]
@@ -255,7 +265,13 @@ class SearchEngine(wiring.Component):
         with m.If(self.abort):
             m.d.sync += abort_asked.eq(1)
 
-        # ---- generation
+        # ---- generation: the moves into the generating ply's list, from 1 on (the hint at 0), by
+        # the collector below, which runs on past the node's first move (``early``: made before
+        # the generation's end, the collector finishing the list meanwhile). A generation started
+        # while a list is still filling is ``queued``: its moves follow that list's end, and its
+        # first one may come in the cycle of that end's ``done``: it waits a cycle, for its list.
+        filling, early, queued = Signal(1), Signal(1), Signal(1)
+        fill_ply, queued_ply = Signal(range(P)), Signal(range(P))
         found_hint = Signal(1)
         written = Signal(range(MAX_MOVES + 1))
         seen_first = Signal(1)
@@ -264,17 +280,19 @@ class SearchEngine(wiring.Component):
         again = Signal(1)           # the node's generation again, whole: not counted twice
         moves = gen.moves
         hint = request.hint
-        is_hint = (ply == 0) & request.hint_valid & (moves.payload.frm == hint.frm) & \
+        is_hint = (fill_ply == 0) & request.hint_valid & (moves.payload.frm == hint.frm) & \
             (moves.payload.to == hint.to) & (moves.payload.promotion == hint.promotion)
         m.d.comb += [
-            moves.ready.eq(1),
+            moves.ready.eq(~(queued & gen.done)),
             gen.order.eq(order), gen.all_moves.eq(0),
             *([gen.captures_only.eq(only)] if gen.captures else []),
             lists.write_data.eq(moves.payload),
             applier.commands.payload.move.eq(lists.read_data),
         ]
         list_slot = Signal(LIST_BITS)
-        m.d.comb += lists.addr.eq(Cat(Mux(lists.write, list_slot, indices[ply][:LIST_BITS]), ply))
+        collecting = Signal(1)      # in COLLECT: the read address is the first move's, made at the end
+        m.d.comb += [lists.addr.eq(Cat(list_slot, fill_ply)),
+                     lists.read_addr.eq(Cat(Mux(collecting, ~found_hint, indices[ply][:LIST_BITS]), ply))]
         m.d.comb += list_slot.eq(Mux(is_hint, 0, written + 1))
 
         def count(name, by=1):
@@ -288,6 +306,97 @@ class SearchEngine(wiring.Component):
             root_skip, root_taken = Signal(range(MAX_MOVES)), Signal(range(MAX_MOVES + 1))
             root_index, best_root = Signal(range(MAX_MOVES + 1)), Signal(range(MAX_MOVES))
             m.d.comb += self.best_root.eq(best_root)
+
+        # an abort asked, or the node limit reached: no more makes
+        stopping = Signal(1)
+        limit = request.node_limit
+        m.d.comb += stopping.eq(abort_asked | ((limit != 0) & (counters.nodes >= limit)))
+
+        def expanded():
+            """The generation's end: the node's moves counted (EXPANDED waits here only for the
+            stand-pat score). Its first move is made at once (its list word, addressed in
+            COLLECT, read now), but at the root, once the search is to stop and when no capture
+            came (a quiescence node with a king step): NEXT's."""
+            m.d.comb += self.check_read.eq(1)
+            m.d.sync += [indices[ply].eq(~found_hint), ends[ply].eq(written + 1)]
+            none = ~found_hint & (written == 0)
+            proceed = Signal(1)
+            with m.If(proceed):
+                with m.If((ply == 0) | stopping | none):
+                    m.next = "NEXT"
+                with m.Else():
+                    m.next = "MAKE"
+            with m.If(~quiescent):
+                with m.If(none):
+                    m.d.sync += ret.eq(Mux(checked, mated, 0))
+                    m.next = "RETURN"
+                with m.Else():
+                    m.d.comb += proceed.eq(1)
+            with m.Elif(checked):
+                with m.If(none):
+                    m.d.sync += ret.eq(mated)
+                    m.next = "RETURN"
+                with m.Elif(q == request.quiescence):
+                    with m.If(terms.ready):     # (after a generation it is)
+                        m.d.comb += self.score_read.eq(1)
+                        m.d.sync += ret.eq(Mux(stand >= beta, beta, Mux(stand <= alpha, alpha, stand)))
+                        m.next = "RETURN"
+                    with m.Else():
+                        m.next = "EXPANDED"
+                with m.Else():
+                    m.d.comb += proceed.eq(1)
+            with m.Elif(gen.legal_moves == 0):      # the captures of a stalemate: none
+                if gen.captures:
+                    # no legal capture: a legal king step says no stalemate; without one, the
+                    # whole position tells (the same generation, again)
+                    with m.If(~only):
+                        m.d.sync += ret.eq(0)
+                        m.next = "RETURN"
+                    with m.Elif(~gen.king_step):
+                        m.d.sync += [only.eq(0), again.eq(1)]
+                        m.next = "GENERATE"
+                    with m.Else():
+                        m.d.comb += proceed.eq(1)
+                else:
+                    m.d.sync += ret.eq(0)
+                    m.next = "RETURN"
+            with m.Else():
+                m.d.comb += proceed.eq(1)
+
+        # the collector: every move of the generation into its ply's list; the end's count, when
+        # the node took its first move early
+        taken = Signal(1)
+        m.d.comb += taken.eq(moves.valid & moves.ready)
+        with m.If(filling & taken):
+            m.d.comb += lists.write.eq(1)
+            # the root's first move (the hint's if it comes): its answer until a move raises alpha
+            # (a filtered engine's first root move is its first own one: taken in NEXT)
+            if not filtered:
+                with m.If((fill_ply == 0) & (is_hint | ((written == 0) & ~found_hint))):
+                    m.d.sync += [best.eq(moves.payload), best_valid.eq(1)]
+            with m.If(is_hint):
+                m.d.sync += found_hint.eq(1)
+            with m.Else():
+                m.d.sync += written.eq(written + 1)
+        starting, ending = Signal(1), Signal(1)     # a generation starts (GENERATE) / ends
+        m.d.comb += ending.eq(filling & gen.done)
+        with m.If(ending):
+            with m.If(early):
+                m.d.sync += ends[fill_ply].eq(written + 1)
+            with m.If(queued):      # the queued generation's moves come next
+                m.d.sync += [queued.eq(0), fill_ply.eq(queued_ply), written.eq(0), found_hint.eq(0),
+                             early.eq(0)]
+            with m.Else():
+                m.d.sync += filling.eq(0)
+        with m.If(starting):        # (never while one is queued)
+            with m.If(filling & ~ending):       # behind the list still filling
+                m.d.sync += [queued.eq(1), queued_ply.eq(ply)]
+            with m.Else():
+                m.d.sync += [filling.eq(1), fill_ply.eq(ply), written.eq(0), found_hint.eq(0), early.eq(0)]
+        # a first move taken before the end: below the root (its hint, its filter), unless the
+        # node's answer is its stand pat (in check at the last quiescence ply) or the search stops
+        take_early = Signal(1)
+        m.d.comb += take_early.eq((ply != 0) & ~(quiescent & checked & (q == request.quiescence)) & ~stopping)
 
         idle = Signal(1)
         with m.FSM(name="search"):
@@ -367,73 +476,42 @@ class SearchEngine(wiring.Component):
             with m.State("GENERATE"):
                 count("generate_cycles")
                 count("first_move_cycles")
-                m.d.comb += gen.start.eq(gen.start_ready)
-                with m.If(gen.start_ready):
+                m.d.comb += gen.start.eq(gen.start_ready & ~queued)
+                with m.If(gen.start_ready & ~queued):
+                    m.d.comb += starting.eq(1)
                     with m.If(~again):
                         count("generations")
-                    m.d.sync += [written.eq(0), found_hint.eq(0), seen_first.eq(0), again.eq(0)]
+                    m.d.sync += [seen_first.eq(0), again.eq(0)]
                     m.next = "COLLECT"
-            with m.State("COLLECT"):        # the moves into the ply's list: from 1 on, the hint at 0
+            with m.State("COLLECT"):        # the node's moves arrive (the collector writes them)
                 count("generate_cycles")
-                with m.If(moves.valid | gen.done):
+                m.d.comb += collecting.eq(1)
+                ours = ~queued              # the stream is this node's generation's
+                with m.If(ours & (taken | gen.done)):
                     m.d.sync += seen_first.eq(1)
                 with m.Elif(~seen_first):
                     count("first_move_cycles")
-                with m.If(moves.valid):
-                    m.d.comb += lists.write.eq(1)
-                    # the root's first move (the hint's if it comes): its answer until a move raises alpha
-                    # (a filtered engine's first root move is its first own one: taken in NEXT)
-                    if not filtered:
-                        with m.If((ply == 0) & (is_hint | ((written == 0) & ~found_hint))):
-                            m.d.sync += [best.eq(moves.payload), best_valid.eq(1)]
-                    with m.If(is_hint):
-                        m.d.sync += found_hint.eq(1)
-                    with m.Else():
-                        m.d.sync += written.eq(written + 1)
-                with m.If(gen.done):
-                    m.next = "EXPANDED"
-            with m.State("EXPANDED"):
-                m.d.comb += self.check_read.eq(1)
-                m.d.sync += [indices[ply].eq(~found_hint), ends[ply].eq(written + 1)]
-                none = ~found_hint & (written == 0)
-                with m.If(~quiescent):
-                    with m.If(none):
-                        m.d.sync += ret.eq(Mux(checked, mated, 0))
-                        m.next = "RETURN"
-                    with m.Else():
-                        m.next = "NEXT"
-                with m.Elif(checked):
-                    with m.If(none):
-                        m.d.sync += ret.eq(mated)
-                        m.next = "RETURN"
-                    with m.Elif(q == request.quiescence):
-                        with m.If(terms.ready):     # (after a generation it is)
-                            m.d.comb += self.score_read.eq(1)
-                            m.d.sync += ret.eq(Mux(stand >= beta, beta, Mux(stand <= alpha, alpha, stand)))
-                            m.next = "RETURN"
-                    with m.Else():
-                        m.next = "NEXT"
-                with m.Elif(gen.legal_moves == 0):      # the captures of a stalemate: none
-                    if gen.captures:
-                        # no legal capture: a legal king step says no stalemate; without one, the
-                        # whole position tells (the same generation, again)
-                        with m.If(~only):
-                            m.d.sync += ret.eq(0)
-                            m.next = "RETURN"
-                        with m.Elif(~gen.king_step):
-                            m.d.sync += [only.eq(0), again.eq(1)]
-                            m.next = "GENERATE"
-                        with m.Else():
-                            m.next = "NEXT"
-                    else:
-                        m.d.sync += ret.eq(0)
-                        m.next = "RETURN"
-                with m.Else():
+                with m.If(ours & gen.done):
+                    expanded()
+                with m.Elif(ours & taken & (written == 0) & take_early):
+                    # below the root a first move says what the end would (the node has a move,
+                    # and takes it): it is made now, the list finished beside the search
+                    m.d.comb += self.check_read.eq(1)
+                    m.d.sync += [indices[ply].eq(1), early.eq(1)]
+                    m.next = "EARLY"
+            with m.State("EARLY"):          # the first move's word (written the cycle before) is read now
+                count("generate_cycles")
+                with m.If(stopping):
                     m.next = "NEXT"
+                with m.Else():
+                    m.next = "MAKE"
+            with m.State("EXPANDED"):
+                expanded()
 
             with m.State("NEXT"):           # the next move of this ply (its list word read now)
-                limit = request.node_limit
-                with m.If(indices[ply] == ends[ply]):
+                with m.If(filling):
+                    pass                    # the list's end is not known yet (an early first move)
+                with m.Elif(indices[ply] == ends[ply]):
                     m.d.sync += ret.eq(alpha)
                     m.next = "RETURN"
                 if filtered:
@@ -446,7 +524,7 @@ class SearchEngine(wiring.Component):
                         m.next = "RETURN"
                     with m.Elif(at_root & ~best_valid):
                         m.next = "FIRST"        # its first own move: the answer until one raises alpha
-                with m.Elif(abort_asked | ((limit != 0) & (counters.nodes >= limit))):
+                with m.Elif(stopping):
                     m.d.sync += aborted.eq(1)
                     m.next = "UNWIND"
                 with m.Else():
@@ -483,21 +561,19 @@ class SearchEngine(wiring.Component):
                     m.next = "ENTER"
 
             def unmake(state, then):
-                """``state`` unmakes the move that led here (at the root: FINISH), ``state + "ING"``
-                waits for it, then ``then``."""
+                """``state`` unmakes the move that led here, then goes on to ``then`` while the
+                applier writes (what follows reads no board until its next make, which waits for
+                the applier); at the root, once the board is the root's again: FINISH."""
                 with m.State(state):
                     with m.If(ply == 0):
-                        m.next = "FINISH"
+                        with m.If(~applier.busy & ~filling):
+                            m.next = "FINISH"
                     with m.Else():
                         count("apply_cycles")
                         m.d.comb += [applier.commands.valid.eq(1), applier.commands.payload.unmake.eq(1)]
                         with m.If(applier.commands.ready):
                             m.d.sync += ply.eq(ply - 1)
-                            m.next = state + "ING"
-                with m.State(state + "ING"):
-                    count("apply_cycles")
-                    with m.If(~applier.busy):
-                        m.next = then
+                            m.next = then
 
             unmake("RETURN", "SCORE")       # `ret` is the node's value: back to its parent
             with m.State("SCORE"):          # the child's value, negated, against the window

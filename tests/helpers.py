@@ -7,6 +7,7 @@ from hwmovegen.tables import TableKind, rays
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 POSITION3 = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
+CPW_POSITION_4 = "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1"
 PROMOTIONS = "n1n1k3/PPP5/8/8/8/8/5ppp/4K1N1 w - - 0 1"
 PROMOTION_CAPTURE = "1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1"
 EN_PASSANT = "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1"

@@ -92,14 +92,15 @@ class PysimSearch:
     def prepare(self):
         """Nothing to build: the design is elaborated with the simulator."""
 
-    def search(self, request, stop_flag=None, abort_after=None, watch=None):
+    def search(self, request, stop_flag=None, abort_after=None, watch=None, max_cycles=None):
         """The engine's answer to ``request``; ``stop_flag``: a ``ctypes.c_int`` another thread may
         set meanwhile, read every cycle: once non-zero, ``abort`` is raised (as the compiled
         driver does); ``abort_after``: raise ``abort`` for a cycle that many cycles after ``start``;
         ``watch``: called with the simulator's context in every cycle of the search (a test's
-        monitor of the engine's inner signals)."""
+        monitor of the engine's inner signals); ``max_cycles``: no ``done`` by then raises
+        :class:`~.pysim.GenerationTimeout` (a test's guard against a hung engine)."""
         from amaranth.sim import Simulator
-        self._job = (request, stop_flag, abort_after, watch, {})
+        self._job = (request, stop_flag, abort_after, watch, max_cycles, {})
         if self._sim is None:
             self._sim = Simulator(self.dut)
             self._sim.add_clock(1e-8)
@@ -114,7 +115,7 @@ class PysimSearch:
         """The testbench of the current job: load, history, start, the cycles to done, the answer."""
         from . import pysim as tb
         dut = self.dut
-        request, stop_flag, abort_after, watch, words = self._job
+        request, stop_flag, abort_after, watch, max_cycles, words = self._job
         await tb.load(ctx, dut, request.position)
         for index, key in enumerate(request.history):
             ctx.set(dut.history.en, 1)
@@ -128,6 +129,8 @@ class PysimSearch:
         ctx.set(dut.start, 0)
         cycle = 0
         while not ctx.get(dut.done):
+            if cycle == max_cycles:
+                raise tb.GenerationTimeout(f"the search engine gave no done in {max_cycles} cycles")
             ctx.set(dut.abort, cycle == abort_after or stop_flag is not None and stop_flag.value != 0)
             if watch:
                 watch(ctx)
