@@ -2,7 +2,7 @@
 
 from typing import NamedTuple
 
-from amaranth import Const, Module, Mux, ResetInserter, Signal
+from amaranth import Cat, Const, Module, Mux, ResetInserter, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -16,7 +16,7 @@ from .rom import MoveTableROM
 from .fast import FastCore, NoRom
 from .fifo import RECORDS
 from .legality import LegalityStage
-from .order import MoveOrderer, Order, order_named
+from .order import FIRST_BIN_DELAY, FirstBin, MoveOrderer, Order, order_named
 from .options import Options
 from .ports import group
 from .types import COUNTER_WIDTH, BoardState, Counters
@@ -134,6 +134,12 @@ class MoveGenerator(wiring.Component):
         Sampled with ``start``: the core streams the position's captures alone
         (:class:`~.fast.FastCore`), so a ``captures`` order's stream is the same, sooner, and
         ``legal_moves`` counts the legal captures.
+    early : with an orderer only
+        Each position's first ordered move leaves as it arrives, before the position is complete
+        (:class:`~.order.FirstBin` forecasts its bin from the board, :class:`~.order.MoveOrderer`
+        with ``early``): the same stream, its first move sooner, ``done`` a cycle sooner when it
+        came so. ``start`` waits until the forecast has seen the board as it stands (two cycles
+        after a load or an edit).
     king_step : Out(1), with ``captures=True`` only
         From the legality setup's end until the next ``start``: the king has a legal step, so
         the position is no stalemate whatever the captures.
@@ -152,7 +158,7 @@ class MoveGenerator(wiring.Component):
         return cls(layout=config.layout, core=config.core, legal=config.legal, order=order, **options)
 
     def __init__(self, *, layout="dense", core="walker", legal=False, order=None, editable=False, positions=False,
-                 legal_count=False, captures=False):
+                 legal_count=False, captures=False, early=False):
         options = Options("MoveGenerator")
         options.check(isinstance(layout, Layout) or layout in LAYOUT_NAMES,
                       f"layout must be a Layout or one of {', '.join(LAYOUT_NAMES)}, not {layout!r}")
@@ -167,7 +173,10 @@ class MoveGenerator(wiring.Component):
         options.flag("captures", captures)
         options.check(not captures or (core == "fast" and legal),
                       "captures needs the fast core and the legality stage (core='fast', legal=True)")
+        options.flag("early", early)
+        options.check(not early or order is not None, "early needs the ordering stage (an order)")
         options.done()
+        self.early = early
         self.layout = get_layout(layout) if isinstance(layout, str) else layout
         self.core = core
         self.legal = legal
@@ -236,19 +245,38 @@ class MoveGenerator(wiring.Component):
         up = self.control if not self.ordered else ControlSignature().create(path=("up",))
         tagged = self._generate(m, up, core, board)
         if self.ordered:
-            # the legal stream's position is the board's (one at a time), a named one its copy
-            self._order(m, up, core, tagged, Mux(tagged, move_planes, board.planes),
-                        Mux(tagged, move_state, board.state))
+            # the legal stream's position is the board's (one at a time), a named one its copy;
+            # with early, the board as it was at start: its first move may be made on the board
+            # while the rest still come
+            planes, state = board.planes, board.state
+            if self.early:
+                planes, state = Signal(PLANES, name="started_planes"), Signal(BoardState, name="started_state")
+                with m.If(self.start & self.start_ready):
+                    m.d.sync += [planes.eq(board.planes), state.eq(board.state)]
+            self._order(m, up, core, board, tagged, Mux(tagged, move_planes, planes), Mux(tagged, move_state, state))
         return m
 
-    def _order(self, m, up, core, tagged, move_planes, move_state):
+    def _order(self, m, up, core, board, tagged, move_planes, move_state):
         """The orderer behind the generator: it takes the stream, ``done`` and the counters."""
-        m.submodules.orderer = orderer = ResetInserter(self.abort)(MoveOrderer())
+        m.submodules.orderer = orderer = ResetInserter(self.abort)(MoveOrderer(early=self.early))
         wiring.connect(m, up.moves, orderer.moves_in)
         wiring.connect(m, orderer.moves, wiring.flipped(self.moves))
+        ready = orderer.begin_ready
+        if self.early:
+            # the forecast of the board as it stands: no load or edit in the last FIRST_BIN_DELAY cycles
+            m.submodules.first_bin = first_bin = FirstBin()
+            m.d.comb += [first_bin.planes.eq(board.planes), first_bin.state.eq(board.state),
+                         orderer.begin_bin.eq(first_bin.bin)]
+            load = self.load
+            wrote = load.clear | load.rank_en | load.state_en
+            if self.editable:
+                wrote = wrote | self.edit.square_en | self.edit.state_en
+            calm = Signal(FIRST_BIN_DELAY)     # bit k: no write k + 1 cycles ago, nor since
+            m.d.sync += calm.eq(Cat(~wrote, calm[:-1] & ~wrote))
+            ready = ready & calm[-1]
         m.d.comb += [
-            up.start.eq(self.start & orderer.begin_ready),
-            self.start_ready.eq(up.start_ready & orderer.begin_ready),
+            up.start.eq(self.start & ready),
+            self.start_ready.eq(up.start_ready & ready),
             orderer.begin.eq(self.start & self.start_ready),
             orderer.order.eq(self.order if self.fixed_order is None else self.fixed_order),
             orderer.begin_position.eq(core.next_position),

@@ -26,6 +26,8 @@ side not to move in check, so only a promotion or the castling rook can): there 
 if its from-square is the ray's first occupied square.
 """
 
+from types import SimpleNamespace
+
 from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.fifo import SyncFIFOBuffered
@@ -35,14 +37,15 @@ from amaranth.lib.wiring import In, Out
 from ..tables import Direction, PieceType
 from ..tables.contracts import CAPTURE_BINS, ORDER_BINS as BINS, ORDERS, PROMOTION_BIN, QUIET_BIN, capture_bin
 from ..tables.lines import KING_STEPS, KNIGHT_STEPS
-from .bitboards import slide, spread, wire
+from .bitboards import orient, slide, spread, wire
 from .counters import StreamCount
 from .board import BoardView
 from .core import PLANES
 from .fifo import RECORDS
 from .types import COUNTER_WIDTH, BoardState, Counters, Move
 
-__all__ = ["Order", "order_named", "MoveOrderer", "BINS", "CAPTURE_BINS", "BANK_MOVES", "ORDER_IN_FLIGHT"]
+__all__ = ["Order", "order_named", "MoveOrderer", "FirstBin", "BINS", "CAPTURE_BINS", "BANK_MOVES",
+           "ORDER_IN_FLIGHT", "FIRST_BIN_DELAY"]
 
 BANK_MOVES = 512            # more than any position holds: 15 queens' 27 moves and a king's 10
 BANKS = 3
@@ -129,6 +132,69 @@ class CheckFlag(wiring.Component):
         return m
 
 
+FIRST_BIN_DELAY = 2     # FirstBin's registers: its bin is of the board two cycles before
+
+
+class FirstBin(wiring.Component):
+    """A position -> the lowest bin its pseudo-legal moves fill, registered (``bin`` is of the
+    board ``FIRST_BIN_DELAY`` cycles before; 31, the quiet bin, when nothing lower is filled).
+
+    Belle's find-victim / find-attacker over the attack maps, all at once: per attacker type the
+    squares the side to move's pieces of that type attack (pawns diagonally ahead, sliders up to
+    the first occupied square, a slide per direction), against the opponent's pieces of each
+    victim type (and the en-passant square for a pawn), give the capture bins a move fills; a pawn
+    with an empty square ahead on its last rank, the promotion bin. The ordering stage's first move
+    is the first arrival in the lowest bin its legal moves fill, so when that bin is this one (it is
+    no lower: legal moves are pseudo-legal), the move can leave the moment it arrives
+    (:class:`MoveOrderer` with ``early``). The model's :func:`~hwmovegen.sim.model.order.first_bin`."""
+
+    planes: In(PLANES)
+    state: In(BoardState)
+    bin: Out(range(BINS))
+
+    def elaborate(self, platform):
+        m = Module()
+        view, white = BoardView(self.planes, self.state), self.state.white_to_move
+        occupied = wire(m, view.occupied, "occupied")
+        opponent = wire(m, view.opponent, "opponent")
+        N, NE, E, SE, S, SW, W, NW = Direction
+        oriented = {d: orient(m, occupied, d, f"occ{d}") for d in KING_STEPS}
+
+        def own(piece_type):
+            return wire(m, view.own & view.of_type(piece_type), f"own{piece_type.name.lower()}")
+
+        def slides(seeds, directions, name):
+            reach = Const(0, 64)
+            for d in directions:
+                reach = reach | slide(m, occupied, seeds, d, f"{name}{d}", oriented[d])
+            return reach
+        pawns = own(PieceType.PAWN)
+        attacks = {
+            PieceType.PAWN: Mux(white, spread(pawns, (NE, NW)), spread(pawns, (SE, SW))),
+            PieceType.KNIGHT: spread(own(PieceType.KNIGHT), KNIGHT_STEPS),
+            PieceType.BISHOP: slides(own(PieceType.BISHOP), (NE, SE, SW, NW), "bishop"),
+            PieceType.ROOK: slides(own(PieceType.ROOK), (N, E, S, W), "rook"),
+            PieceType.QUEEN: slides(own(PieceType.QUEEN), KING_STEPS, "queen"),
+            PieceType.KING: spread(own(PieceType.KING), KING_STEPS),
+        }
+        attacks = {t: wire(m, a, f"attacks_{t.name.lower()}") for t, a in attacks.items()}
+        en_passant = Mux(self.state.ep_valid, Const(1, 64) << self.state.ep_square, 0)[:64]
+        # a push onto the last rank: a pawn on its seventh with the square ahead empty
+        seventh, second = Const(0xFF << 48, 64), Const(0xFF << 8, 64)
+        promotes = Mux(white, spread(pawns & seventh, (N,)), spread(pawns & second, (S,))) & view.empty
+        filled = Signal(BINS)       # the bins the position's pseudo-legal moves fill (the first stage)
+        for victim in (PieceType.PAWN, PieceType.KNIGHT, PieceType.BISHOP, PieceType.ROOK, PieceType.QUEEN):
+            victims = wire(m, opponent & view.of_type(victim), f"victims_{victim.name.lower()}")
+            for attacker, attacked in attacks.items():
+                # a pawn takes en passant too (no other piece: the square is empty)
+                targets = victims | en_passant if victim == attacker == PieceType.PAWN else victims
+                m.d.sync += filled[capture_bin(victim, attacker)].eq((attacked & targets).any())
+        m.d.sync += [filled[PROMOTION_BIN].eq(promotes.any()), filled[QUIET_BIN].eq(1)]
+        _, lowest = _lowest(filled, BINS)
+        m.d.sync += self.bin.eq(lowest)
+        return m
+
+
 def _one_hot(bank):
     return (Const(1, BANKS) << bank)[:BANKS]
 
@@ -151,6 +217,34 @@ def _lowest(bits, width):
     low_any, low = _lowest(bits[:half], half)
     high_any, high = _lowest(bits[half:], width - half)
     return low_any | high_any, Mux(low_any, Cat(low, Const(0, 1)), Cat(high, Const(1, 1)))
+
+
+def _advance(e, at_tail, link, current_bin, any_later, head_later, next_bin, pending, next_ready, following,
+             head_following, next_first, next_filled):
+    """The emission's move (at ``current``, in ``current_bin``) is done with: the next of its bin
+    (``link``), the next bin's first, or the bank's end, and then the next bank's first at once if
+    it is ready (no cycle between positions). ``e``: the issue's signals."""
+    m = e.m
+    with m.If(~at_tail):
+        m.d.comb += [e.issue.eq(1), e.index.eq(link), e.bin.eq(current_bin)]
+    with m.Elif(any_later):
+        m.d.comb += [e.issue.eq(1), e.index.eq(head_later), e.bin.eq(next_bin),
+                     e.new_pending.eq(pending & ~_bin_bit(next_bin))]
+    with m.Else():
+        m.d.comb += e.finish.eq(1)
+        with m.If(next_ready):
+            m.d.comb += [e.issue.eq(1), e.bank.eq(following), e.index.eq(head_following), e.bin.eq(next_first),
+                         e.new_pending.eq(next_filled & ~_bin_bit(next_first))]
+
+
+def _begin_bank(e, any_first, head_first, first_bin, filled):
+    """A complete bank's first move (its lowest bin's), or its end."""
+    m = e.m
+    with m.If(any_first):
+        m.d.comb += [e.issue.eq(1), e.index.eq(head_first), e.bin.eq(first_bin),
+                     e.new_pending.eq(filled & ~_bin_bit(first_bin))]
+    with m.Else():
+        m.d.comb += e.finish.eq(1)
 
 
 class MoveOrderer(wiring.Component):
@@ -178,44 +272,49 @@ class MoveOrderer(wiring.Component):
         ``done`` pulses once per position, in start order, after its last ordered move; the
         counters are those of the ordered stream (cycles in segments between ``done``\\ s, as the
         fast core counts them; moves and stalls at the output), with upstream's steps.
+    begin_bin : In(range(BINS)), with ``early`` only
+        Sampled with ``begin``: the lowest bin the position's pseudo-legal moves fill
+        (:class:`FirstBin`). The first move to arrive in that bin is the position's first ordered
+        move, and leaves at once, before the position is complete, when the emission is free for
+        it; the rest follow once it is. The order is the same; the position's ``done`` comes a
+        cycle sooner.
     """
 
-    begin: In(1)
-    order: In(Order)
-    begin_position: In(range(RECORDS))
-    begin_ready: Out(1)
-    moves_in: In(stream.Signature(Move))
-    planes: In(PLANES)
-    state: In(BoardState)
-    foreign: In(1)
-    position: Out(range(RECORDS))
-    end: In(1)
-    end_counters: In(Counters)
-    moves: Out(stream.Signature(Move))
-    busy: Out(1)
-    done: Out(1)
-    counters: Out(Counters)
+    def __init__(self, *, early=False):
+        self.early = early
+        super().__init__({
+            "begin": In(1), "order": In(Order), "begin_position": In(range(RECORDS)),
+            **({"begin_bin": In(range(BINS))} if early else {}),
+            "begin_ready": Out(1), "moves_in": In(stream.Signature(Move)),
+            "planes": In(PLANES), "state": In(BoardState), "foreign": In(1), "position": Out(range(RECORDS)),
+            "end": In(1), "end_counters": In(Counters), "moves": Out(stream.Signature(Move)),
+            "busy": Out(1), "done": Out(1), "counters": Out(Counters),
+        })
 
     def elaborate(self, platform):
         m = Module()
+        early = self.early
         index_shape = range(BANK_MOVES)
+        begin_bin = (self.begin_bin,) if early else ()
 
         # positions started and their orders, in start order (stdlib FIFOs: nothing special here)
-        m.submodules.starts = starts = SyncFIFOBuffered(width=Order.as_shape().width + len(self.begin_position),
-                                                        depth=ORDER_IN_FLIGHT)
+        m.submodules.starts = starts = SyncFIFOBuffered(
+            width=Order.as_shape().width + len(self.begin_position) + sum(len(v) for v in begin_bin),
+            depth=ORDER_IN_FLIGHT)
         m.submodules.ends = ends = SyncFIFOBuffered(width=2 * COUNTER_WIDTH, depth=ORDER_IN_FLIGHT)
         in_flight = Signal(range(ORDER_IN_FLIGHT + 1))
         finish = Signal(1)
         begin = self.begin & self.begin_ready
         m.d.comb += [
             self.begin_ready.eq((in_flight < ORDER_IN_FLIGHT) & starts.w_rdy),
-            starts.w_en.eq(begin), starts.w_data.eq(Cat(self.order, self.begin_position)),
+            starts.w_en.eq(begin), starts.w_data.eq(Cat(self.order, self.begin_position, *begin_bin)),
             ends.w_en.eq(self.end),
             ends.w_data.eq(Cat(self.end_counters.steps, self.end_counters.promotion_nodes)),
         ]
         m.d.sync += in_flight.eq(in_flight + begin - finish)
         head_order = Signal(Order)
-        m.d.comb += [Cat(head_order, self.position).eq(starts.r_data)]
+        head_bin = (Signal(range(BINS), name="head_bin"),) if early else ()
+        m.d.comb += [Cat(head_order, self.position, *head_bin).eq(starts.r_data)]
 
         # ---- input: the moves of the position at the head of ``starts``, then its close
         claimed = Signal(BANKS)         # a bank belongs to a position being collected or emitted
@@ -244,6 +343,9 @@ class MoveOrderer(wiring.Component):
         m.d.sync += [s1_valid.eq(take | close), s1.move.eq(self.moves_in.payload), s1.close.eq(close),
                      s1.bank.eq(in_bank), s1.order.eq(head_order),
                      s1_planes.eq(self.planes), s1_state.eq(self.state)]
+        if early:   # the position's first bin, beside the item
+            s1_first, s2_first = Signal(range(BINS)), Signal(range(BINS))
+            m.d.sync += [s1_first.eq(head_bin[0]), s2_first.eq(s1_first)]
 
         # stage 2: the bin and the check flag, registered
         s1_view = BoardView(s1_planes, s1_state)
@@ -301,12 +403,16 @@ class MoveOrderer(wiring.Component):
         m.d.comb += [tail_write.addr.eq(slot), tail_write.data.eq(s2_count), tail_write.en.eq(write),
                      head_write.addr.eq(slot), head_write.data.eq(s2_count),
                      head_write.en.eq(write & ~_bit(s2_filled, s2_bin))]
+        if early:       # per bank, its position's first bin
+            firsts = Array(Signal(range(BINS), name=f"first{b}") for b in range(BANKS))
         for b in range(BANKS):
             with m.If(cleared[b]):
                 m.d.sync += [filled[b].eq(0), counts[b].eq(0)]
             with m.Elif(write & (s2.bank == b)):
                 m.d.sync += [filled[b].eq(filled[b] | _bin_bit(s2_bin)),
                              counts[b].eq(counts[b] + 1)]
+                if early:
+                    m.d.sync += firsts[b].eq(s2_first)
         close_bank = Signal(BANKS)
         with m.If(s2_valid & s2.close):
             m.d.comb += close_bank.eq(_one_hot(s2.bank))
@@ -332,31 +438,51 @@ class MoveOrderer(wiring.Component):
         issue, issue_index, issue_bin = Signal(1), Signal(index_shape), Signal(range(BINS))
         issue_bank = Signal(range(BANKS))
         m.d.comb += [issue_bank.eq(out_bank), new_pending.eq(pending)]
-        with m.If(have):
-            with m.If(transfer):
-                with m.If(~at_tail):
-                    m.d.comb += [issue.eq(1), issue_index.eq(link_read.data), issue_bin.eq(current_bin)]
-                with m.Elif(any_later):
-                    m.d.comb += [issue.eq(1), issue_index.eq(head_later), issue_bin.eq(next_bin),
-                                 new_pending.eq(pending & ~_bin_bit(next_bin))]
-                with m.Else():
-                    m.d.comb += finish.eq(1)
-                    # the next bank's first move at once, if it is complete (no cycle between positions)
-                    with m.If(_bit(closed, following) & (ends.r_level >= 2) & any_next):
-                        m.d.comb += [issue.eq(1), issue_bank.eq(following),
-                                     issue_index.eq(head_following), issue_bin.eq(next_first),
-                                     new_pending.eq(filled[following] & ~_bin_bit(next_first))]
-        with m.Elif(out_closed & ends.r_rdy):       # upstream's done for it is in too
-            with m.If(any_first):
-                m.d.comb += [issue.eq(1), issue_index.eq(head_first), issue_bin.eq(first_bin),
+
+        # (module functions, not closures: a variable a closure reads loses its name in the RTLIL)
+        e = SimpleNamespace(m=m, issue=issue, index=issue_index, bin=issue_bin, bank=issue_bank, finish=finish,
+                            new_pending=new_pending)
+        complete = out_closed & ends.r_rdy          # upstream's done for it is in too
+        if early:
+            # ``ahead``: the move at ``current`` is the bank's first, issued before the bank was
+            # complete (its bin the position's first, so no move can come before it); the next
+            # waits for the bank (after its transfer with nothing presented). Meanwhile the link
+            # word of ``current`` is read again every cycle, as moves still join its bin, and the
+            # bins not yet begun follow the bank's.
+            ahead, early_issue = Signal(1), Signal(1)
+            with m.If(have & transfer & (~ahead | complete) | ~have & ahead & complete):
+                _advance(e, at_tail, link_read.data, current_bin, any_later, head_later, next_bin, pending,
+                         _bit(closed, following) & (ends.r_level >= 2) & any_next, following, head_following,
+                         next_first, filled[following])
+            with m.Elif(have):
+                pass
+            with m.Elif(~ahead & complete):
+                _begin_bank(e, any_first, head_first, first_bin, out_filled)
+            with m.Elif(~ahead & any_first & (first_bin == firsts[out_bank])):
+                m.d.comb += [issue.eq(1), issue_index.eq(head_first), issue_bin.eq(first_bin), early_issue.eq(1),
                              new_pending.eq(out_filled & ~_bin_bit(first_bin))]
-            with m.Else():
-                m.d.comb += finish.eq(1)
+            with m.If(early_issue):
+                m.d.sync += ahead.eq(1)
+            with m.Elif(issue | finish):
+                m.d.sync += ahead.eq(0)
+            with m.If(~issue & ahead):
+                m.d.sync += pending.eq(out_filled & ~_bin_bit(current_bin))
+        else:
+            with m.If(have):
+                with m.If(transfer):
+                    _advance(e, at_tail, link_read.data, current_bin, any_later, head_later, next_bin, pending,
+                         _bit(closed, following) & (ends.r_level >= 2) & any_next, following, head_following,
+                         next_first, filled[following])
+            with m.Elif(complete):
+                _begin_bank(e, any_first, head_first, first_bin, out_filled)
         m.d.comb += [
             entry_read.addr.eq(Cat(issue_index, issue_bank)), link_read.addr.eq(Cat(issue_index, issue_bank)),
             entry_read.en.eq(issue), link_read.en.eq(issue),
             self.moves.valid.eq(have), self.moves.payload.eq(entry_read.data),
         ]
+        if early:
+            with m.If(~issue & ahead):
+                m.d.comb += [link_read.addr.eq(Cat(current, out_bank)), link_read.en.eq(1)]
         with m.If(issue):
             m.d.sync += [have.eq(1), current.eq(issue_index), current_bin.eq(issue_bin), pending.eq(new_pending)]
         with m.Elif(transfer):

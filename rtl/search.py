@@ -171,7 +171,7 @@ class SearchEngine(wiring.Component):
         self.layout, self.core, self.max_plies, self.root_filter = layout, core, max_plies, root_filter
         # the fast core streams a quiescence node's captures alone (captures_only)
         self.generator = MoveGenerator(layout=layout, core=core, legal=True, editable=True, order=SELECTABLE,
-                                       legal_count=True, captures=core == "fast")
+                                       legal_count=True, captures=core == "fast", early=True)
         # the unmake as short as the make (the stack's top read ahead)
         self.applier = MoveApplier(max_plies, prefetch=True)
         self.terms = PositionTerms()

@@ -84,6 +84,10 @@ async def run(ctx, dut, ready=None, max_cycles=100_000, trace=None):
     which a sample (:mod:`.trace`) is appended per cycle, from the start cycle to ``done``.
     """
     moves = []
+    for _ in range(max_cycles):     # (a generator with ``early`` lets the board settle after a load)
+        if ctx.get(dut.start_ready):
+            break
+        await ctx.tick()
     for cycle in range(max_cycles):
         taking = ready is None or bool(ready(cycle))
         ctx.set(dut.start, cycle == 0)

@@ -40,7 +40,7 @@ from ...tables import PieceType, TableKind, castle_rook_move, code_type, piece_c
 from ...tables.contracts import CAPTURE_BINS, ORDERS, PROMOTION_BIN, QUIET_BIN, capture_bin
 from .legality import make_squares, rays
 
-__all__ = ["gives_check", "order_bin", "order_moves"]
+__all__ = ["gives_check", "order_bin", "order_moves", "first_bin"]
 
 
 def gives_check(position, move):
@@ -75,6 +75,14 @@ def order_bin(position, move):
         attacker = code_type(position.squares[move.frm])
         return capture_bin(victim, attacker)
     return PROMOTION_BIN if move.promotion else QUIET_BIN
+
+
+def first_bin(position, moves):
+    """The lowest bin ``moves`` (``position``'s pseudo-legal moves) fill, the quiet bin if none
+    lower: what the hardware forecasts from the attack maps (``hwmovegen.rtl.order.FirstBin``) so
+    that a position's first ordered move, the first legal one to arrive in the lowest bin its
+    legal moves fill, may leave as it arrives when that bin is this one."""
+    return min((order_bin(position, move) for move in moves), default=QUIET_BIN)
 
 
 def order_moves(position, moves, order):

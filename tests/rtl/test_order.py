@@ -2,16 +2,18 @@
 move, with the order chosen per position at start, under backpressure and back to back."""
 
 import chess
+import pytest
 from amaranth.sim import Simulator
 
 from hwmovegen.rtl import MoveGenerator
-from hwmovegen.rtl.order import Order
-from hwmovegen.tables.contracts import SELECTABLE
+from hwmovegen.rtl.order import FIRST_BIN_DELAY, FirstBin, Order
+from hwmovegen.tables.contracts import ORDER_LATENCY, PROMOTION_BIN, QUIET_BIN, SELECTABLE
 from hwmovegen.sim.harness import pysim as tb
 from hwmovegen.sim.model import Position, cycle_bound, generate, work
+from hwmovegen.sim.model.order import first_bin, order_bin
 from hwmovegen.sim.model.positions import random_boards
 
-from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE, PROMOTIONS, generate_under_backpressure
+from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE, PROMOTIONS, StreamMonitor, generate_under_backpressure
 
 ORDER_NAMES = {Order.SQUARE: "square", Order.MVV_LVA: "mvv-lva", Order.CAPTURES: "captures"}
 # positions where the check rule's corner cases occur: a promotion opening the file to the king,
@@ -79,3 +81,133 @@ def test_back_to_back_ordered_positions_stay_exact():
     alone = sum(cycle_bound(model, "fast") for model in models)
     moves = sum(len(model.moves) for model in models)
     assert out["span"] < (alone + moves) / 2, (out["span"], alone, moves)
+
+
+def test_the_first_bin_is_the_models_forecast(suite):
+    """FirstBin, the attack maps' lowest bin, against the model's over the positions where each
+    bin's corner cases occur (en passant, promotions with and without a capture, pinned and
+    checking pieces: the forecast is pseudo-legal) and random ones."""
+    boards = ([r.board for r in suite] + [chess.Board(f) for f in RULES + [PROMOTIONS, PROMOTION_CAPTURE,
+                                                                           EN_PASSANT, KIWIPETE]]
+              + random_boards(150, seed=14))
+    dut = FirstBin()
+    bins = []
+
+    async def bench(ctx):
+        for board in boards:
+            position = Position.from_board(board)
+            ctx.set(dut.planes.as_value(), sum(plane << 64 * k for k, plane in enumerate(position.planes())))
+            ctx.set(dut.state, position.state())
+            await ctx.tick().repeat(FIRST_BIN_DELAY)
+            bins.append(ctx.get(dut.bin))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    expected = [first_bin(position, generate(position).moves)
+                for position in (Position.from_board(board) for board in boards)]
+    assert bins == expected
+    assert len(set(expected)) >= 12 and {PROMOTION_BIN, QUIET_BIN} <= set(expected), sorted(set(expected))
+
+
+def _first_cycle(trace):
+    return next((i for i, sample in enumerate(trace) if sample["moves_valid"]), None)
+
+
+@pytest.mark.parametrize("order", [Order.MVV_LVA, Order.CAPTURES])
+def test_the_first_move_leaves_as_it_arrives_with_early(suite, order):
+    """With ``early`` a position's first ordered move leaves when it arrives if its bin is the
+    forecast's: the same stream, under backpressure and one at a time, ``done`` a cycle sooner
+    exactly then (the ordering latency's contract otherwise), the first move far sooner."""
+    boards = ([r.board for r in suite[:7]] + [chess.Board(f) for f in RULES + [PROMOTIONS, PROMOTION_CAPTURE,
+                                                                               EN_PASSANT, KIWIPETE]]
+              + random_boards(6, seed=15))
+    name = ORDER_NAMES[order]
+    results = generate_under_backpressure(
+        MoveGenerator(core="fast", legal=True, order=order, captures=True, early=True), boards, 0.6)
+    for board, result in zip(boards, results):
+        _assert_ordered(board, name, result, "fast", True)
+    sooner, firsts = 0, {}
+    for early in (False, True):
+        dut = MoveGenerator(core="fast", legal=True, order=order, early=early)
+        runs = []
+
+        async def bench(ctx):
+            for board in boards:
+                trace = []
+                runs.append((await tb.generate(ctx, dut, Position.from_board(board), trace=trace), trace))
+
+        sim = Simulator(dut)
+        sim.add_clock(1e-8)
+        sim.add_testbench(bench)
+        sim.run()
+        for board, (result, trace) in zip(boards, runs):
+            position = Position.from_board(board)
+            model = _assert_ordered(board, name, result, "fast", True)
+            unordered = generate(position, legal=True)
+            came = bool(model.moves) and order_bin(position, model.moves[0]) == first_bin(
+                position, generate(position).moves)
+            assert result.cycles == cycle_bound(unordered, "fast") + len(model.moves) + ORDER_LATENCY - \
+                (early and came), (board.fen(), early)
+            if early:
+                sooner += came and _first_cycle(trace) < firsts[board.fen()]
+            else:
+                firsts[board.fen()] = _first_cycle(trace)
+    assert sooner >= len(boards) // 2, sooner
+
+
+@pytest.mark.parametrize("probability", [0.5, 1.0])
+def test_early_positions_overlapping_in_the_orderer_stay_exact(probability):
+    """As the search runs it: the next position loaded and started once the last one's legal
+    stream has ended, while the orderer still emits it (the early orderer reads each position as
+    it was at its start), under backpressure or none: every bank's first move early or not, in
+    turn, with the rest behind it. Each short position follows kiwipete's 48 moves after a delay;
+    with the stream always ready, the five delays given make the short one's bank complete the
+    cycle after its early first move left, as kiwipete's ended (its bins after the first were
+    lost once: the list cut short)."""
+    shorts = [(RULES[0], 15), (RULES[1], 9), (RULES[5], 14), (PROMOTION_CAPTURE, 10), (EN_PASSANT, 16)] + \
+        [(board.fen(), delay) for board, delay in zip(random_boards(6, seed=16), range(3, 24, 4))]
+    runs = [run for short, delay in shorts for run in ((KIWIPETE, 0), (short, delay))]
+    dut = MoveGenerator(core="fast", legal=True, order=Order.MVV_LVA, captures=True, early=True)
+    monitor = StreamMonitor(dut.moves)
+    lists, current = [], []
+
+    async def producer(ctx):
+        for fen, delay in runs:
+            while not ctx.get(dut.start_ready):
+                await ctx.tick()
+            for _ in range(delay):
+                await ctx.tick()
+            await tb.load(ctx, dut, Position.from_fen(fen))
+            while not ctx.get(dut.start_ready):
+                await ctx.tick()
+            ctx.set(dut.start, 1)
+            await ctx.tick()
+            ctx.set(dut.start, 0)
+            await ctx.tick()
+
+    async def consumer(ctx):
+        ready = tb.random_ready(seed=16, probability=probability)
+        cycle = 0
+        while len(lists) < len(runs):
+            ctx.set(dut.moves.ready, ready(cycle))
+            _, _, valid, taking, payload, done = await ctx.tick().sample(
+                dut.moves.valid, dut.moves.ready, dut.moves.payload, dut.done)
+            if done:        # (the next position's first move may come in the cycle of this done)
+                lists.append(list(current))
+                current.clear()
+            if valid and taking:
+                current.append(tb.move_from_payload(payload))
+            cycle += 1
+            assert cycle < 200_000
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(producer)
+    sim.add_testbench(consumer)
+    sim.add_testbench(monitor.process, background=True)
+    sim.run()
+    assert not monitor.violations
+    for (fen, _), moves in zip(runs, lists):
+        assert moves == generate(Position.from_fen(fen), legal=True, order="mvv-lva").moves, fen
