@@ -216,6 +216,7 @@ class SearchEngine(wiring.Component):
         depths, qs = frames(range(MAX_DEPTH + 1), "depth"), frames(range(MAX_QUIESCENCE + 1), "q")
         indices, ends = frames(range(MAX_MOVES + 1), "index"), frames(range(MAX_MOVES + 1), "end")
         clocks = frames(range(101), "clock")
+        resets_clock, next_clock = Signal(1), Signal(range(101))       # the child's clock, from MAKE
         keys = frames(64, "key")
         pv_lengths = frames(range(P + 1), "pv_length")
         made = frames(Move, "made")
@@ -547,8 +548,11 @@ class SearchEngine(wiring.Component):
                         alphas[below].eq(-beta), betas[below].eq(-alpha),
                         depths[below].eq(Mux(quiescent, 0, depth - 1)),
                         qs[below].eq(Mux(quiescent, q + 1, 0)),
-                        clocks[below].eq(Mux(move.capture | pawn, 0,
-                                             Mux(clocks[ply] >= 100, 100, clocks[ply] + 1))),
+                        # the child's halfmove clock, written in MAKING: from the list's block RAM
+                        # through the planes at the move's square into the frame's register was the
+                        # engine's longest path
+                        resets_clock.eq(move.capture | pawn),
+                        next_clock.eq(Mux(clocks[ply] >= 100, 100, clocks[ply] + 1)),
                     ]
                     if filtered:
                         with m.If(ply == 0):
@@ -557,6 +561,7 @@ class SearchEngine(wiring.Component):
                     m.next = "MAKING"
             with m.State("MAKING"):
                 count("apply_cycles")
+                m.d.sync += clocks[ply].eq(Mux(resets_clock, 0, next_clock))
                 with m.If(~applier.busy):
                     m.next = "ENTER"
 
