@@ -442,6 +442,9 @@ class MoveOrderer(wiring.Component):
         # (module functions, not closures: a variable a closure reads loses its name in the RTLIL)
         e = SimpleNamespace(m=m, issue=issue, index=issue_index, bin=issue_bin, bank=issue_bank, finish=finish,
                             new_pending=new_pending)
+        onward = (at_tail, link_read.data, current_bin, any_later, head_later, next_bin, pending,
+                  _bit(closed, following) & (ends.r_level >= 2) & any_next, following, head_following, next_first,
+                  filled[following])
         complete = out_closed & ends.r_rdy          # upstream's done for it is in too
         if early:
             # ``ahead``: the move at ``current`` is the bank's first, issued before the bank was
@@ -451,11 +454,9 @@ class MoveOrderer(wiring.Component):
             # bins not yet begun follow the bank's.
             ahead, early_issue = Signal(1), Signal(1)
             with m.If(have & transfer & (~ahead | complete) | ~have & ahead & complete):
-                _advance(e, at_tail, link_read.data, current_bin, any_later, head_later, next_bin, pending,
-                         _bit(closed, following) & (ends.r_level >= 2) & any_next, following, head_following,
-                         next_first, filled[following])
+                _advance(e, *onward)
             with m.Elif(have):
-                pass
+                pass                        # the early move waits for its transfer, or for the bank
             with m.Elif(~ahead & complete):
                 _begin_bank(e, any_first, head_first, first_bin, out_filled)
             with m.Elif(~ahead & any_first & (first_bin == firsts[out_bank])):
@@ -470,9 +471,7 @@ class MoveOrderer(wiring.Component):
         else:
             with m.If(have):
                 with m.If(transfer):
-                    _advance(e, at_tail, link_read.data, current_bin, any_later, head_later, next_bin, pending,
-                         _bit(closed, following) & (ends.r_level >= 2) & any_next, following, head_following,
-                         next_first, filled[following])
+                    _advance(e, *onward)
             with m.Elif(complete):
                 _begin_bank(e, any_first, head_first, first_bin, out_filled)
         m.d.comb += [
