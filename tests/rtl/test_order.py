@@ -211,3 +211,45 @@ def test_early_positions_overlapping_in_the_orderer_stay_exact(probability):
     assert not monitor.violations
     for (fen, _), moves in zip(runs, lists):
         assert moves == generate(Position.from_fen(fen), legal=True, order="mvv-lva").moves, fen
+
+
+def test_the_early_orderer_reads_the_position_as_it_started():
+    """The search makes a position's early first move on the board while the rest of the position still
+    arrives: the board emptied a square a cycle from the first move on (whenever ``board_free``), the
+    stream, bins and check flags stay those of the position as it was at ``start``."""
+    boards = [chess.Board(KIWIPETE), chess.Board(RULES[1]), chess.Board(RULES[3])] + random_boards(4, seed=17)
+    dut = MoveGenerator(core="fast", legal=True, order=Order.MVV_LVA, editable=True, captures=True, early=True)
+    lists = []
+
+    async def bench(ctx):
+        for board in boards:
+            await tb.load(ctx, dut, Position.from_board(board))
+            while not ctx.get(dut.start_ready):
+                await ctx.tick()
+            ctx.set(dut.start, 1)
+            ctx.set(dut.moves.ready, 1)
+            moves, square, edited = [], 0, 0
+            while True:
+                _, _, valid, payload, done, free = await ctx.tick().sample(
+                    dut.moves.valid, dut.moves.payload, dut.done, dut.board_free)
+                ctx.set(dut.start, 0)
+                if valid:
+                    moves.append(tb.move_from_payload(payload))
+                writing = bool(moves) and free and not done
+                ctx.set(dut.edit.square_en, writing)
+                ctx.set(dut.edit.square, square)
+                ctx.set(dut.edit.code, 0)
+                square, edited = (square + 1) % 64 if writing else square, edited + writing
+                if done:
+                    break
+            ctx.set(dut.edit.square_en, 0)
+            lists.append((moves, edited))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    for board, (moves, edited) in zip(boards, lists):
+        model = generate(Position.from_board(board), legal=True, order="mvv-lva").moves
+        assert [(m.uci(), m.check) for m in moves] == [(m.uci(), m.check) for m in model], board.fen()
+        assert moves == model and edited > 10, (board.fen(), edited)
