@@ -41,6 +41,7 @@ from ..tables.search import (BOUNDS, COUNTERS, MATE, MAX_DEPTH, MAX_HISTORY, MAX
                              SCORE_BITS)
 from .apply import MoveApplier
 from .board import LoadSignature
+from .capture import FIRST_CAPTURE_DELAY, FirstCapture
 from .evaluate import InCheck, PositionTerms, follow_board
 from .movegen import MoveGenerator
 from .order import Order
@@ -176,6 +177,8 @@ class SearchEngine(wiring.Component):
         self.applier = MoveApplier(max_plies, prefetch=True)
         self.terms = PositionTerms()
         self.in_check = InCheck()
+        # a quiescence node's first capture from the board, searched before any generation
+        self.first_capture = FirstCapture()
         # for tests, not ports: the FSM acts on the stand-pat score this cycle (``terms.ready``
         # must be high then: a stale score would go unnoticed wherever it happens to be equal), on
         # ``checked``, the registered check flag, and on ``key``, the registered key (each must be
@@ -196,6 +199,14 @@ class SearchEngine(wiring.Component):
         m.submodules.applier = applier = self.applier
         m.submodules.terms = terms = self.terms
         m.submodules.in_check = in_check = self.in_check
+        m.submodules.first_capture = first_capture = self.first_capture
+        m.d.comb += [first_capture.planes.eq(gen.planes), first_capture.state.eq(gen.board_state)]
+        # its answer is the board's once nothing was written for FIRST_CAPTURE_DELAY cycles
+        wrote = (self.load.clear | self.load.rank_en | self.load.state_en | applier.edit.square_en |
+                 applier.edit.state_en)
+        calm = Signal(FIRST_CAPTURE_DELAY)      # bit k: no write k + 1 cycles ago, nor since
+        m.d.sync += calm.eq(Mux(wrote, 0, Cat(1, calm[:-1])))
+        settled = calm[-1]
         m.submodules.lists = lists = MoveLists(P * MAX_MOVES, read_addr=True)
         wiring.connect(m, wiring.flipped(self.load), gen.load)
         wiring.connect(m, applier.edit, gen.edit)
@@ -220,6 +231,8 @@ class SearchEngine(wiring.Component):
         keys = frames(64, "key")
         pv_lengths = frames(range(P + 1), "pv_length")
         made = frames(Move, "made")
+        # the node took its first capture from the board: its list is not generated yet
+        lazies = frames(1, "lazy")
         alpha, beta, depth, q = alphas[ply], betas[ply], depths[ply], qs[ply]
         quiescent = depth == 0
 
@@ -279,20 +292,22 @@ class SearchEngine(wiring.Component):
         order = Signal(Order)
         only = Signal(1)            # the captures alone (a captures core)
         again = Signal(1)           # the node's generation again, whole: not counted twice
+        regen = Signal(1)           # the generation of a node that took its first capture from the board
+        capture_write = Signal(1)   # that capture into its list (the collector held a cycle)
         moves = gen.moves
         hint = request.hint
         is_hint = (fill_ply == 0) & request.hint_valid & (moves.payload.frm == hint.frm) & \
             (moves.payload.to == hint.to) & (moves.payload.promotion == hint.promotion)
         m.d.comb += [
-            moves.ready.eq(~(queued & gen.done)),
+            moves.ready.eq(~(queued & gen.done) & ~capture_write),
             gen.order.eq(order), gen.all_moves.eq(0),
             *([gen.captures_only.eq(only)] if gen.captures else []),
-            lists.write_data.eq(moves.payload),
+            lists.write_data.eq(Mux(capture_write, first_capture.move, moves.payload)),
             applier.commands.payload.move.eq(lists.read_data),
         ]
         list_slot = Signal(LIST_BITS)
         collecting = Signal(1)      # in COLLECT: the read address is the first move's, made at the end
-        m.d.comb += [lists.addr.eq(Cat(list_slot, fill_ply)),
+        m.d.comb += [lists.addr.eq(Mux(capture_write, Cat(Const(1, LIST_BITS), ply), Cat(list_slot, fill_ply))),
                      lists.read_addr.eq(Cat(Mux(collecting, ~found_hint, indices[ply][:LIST_BITS]), ply))]
         m.d.comb += list_slot.eq(Mux(is_hint, 0, written + 1))
 
@@ -319,11 +334,12 @@ class SearchEngine(wiring.Component):
             COLLECT, read now), but at the root, once the search is to stop and when no capture
             came (a quiescence node with a king step): NEXT's."""
             m.d.comb += self.check_read.eq(1)
-            m.d.sync += [indices[ply].eq(~found_hint), ends[ply].eq(written + 1)]
+            # (a node that took its first capture from the board goes on with its second)
+            m.d.sync += [indices[ply].eq(Mux(regen, 2, ~found_hint)), ends[ply].eq(written + 1), regen.eq(0)]
             none = ~found_hint & (written == 0)
             proceed = Signal(1)
             with m.If(proceed):
-                with m.If((ply == 0) | stopping | none):
+                with m.If((ply == 0) | stopping | none | regen):
                     m.next = "NEXT"
                 with m.Else():
                     m.next = "MAKE"
@@ -368,8 +384,9 @@ class SearchEngine(wiring.Component):
         # the node took its first move early
         taken = Signal(1)
         m.d.comb += taken.eq(moves.valid & moves.ready)
-        with m.If(filling & taken):
+        with m.If(capture_write | (filling & taken)):
             m.d.comb += lists.write.eq(1)
+        with m.If(filling & taken):
             # the root's first move (the hint's if it comes): its answer until a move raises alpha
             # (a filtered engine's first root move is its first own one: taken in NEXT)
             if not filtered:
@@ -431,7 +448,7 @@ class SearchEngine(wiring.Component):
 
             with m.State("ENTER"):          # a node: the board is its own
                 m.d.comb += self.key_read.eq(1)
-                m.d.sync += [pv_lengths[ply].eq(0), keys[ply].eq(key), scanned.eq(0)]
+                m.d.sync += [pv_lengths[ply].eq(0), keys[ply].eq(key), scanned.eq(0), lazies[ply].eq(0)]
                 with m.If(quiescent):
                     count("qnodes")
                 repeated = Signal(1)
@@ -473,6 +490,18 @@ class SearchEngine(wiring.Component):
                         m.next = "RETURN"
                     with m.Else():
                         m.d.sync += [order.eq(Order.CAPTURES), only.eq(1)]
+                        m.next = "CAPTURE"
+            with m.State("CAPTURE"):        # the first capture from the board, else a generation
+                count("generate_cycles")
+                count("first_move_cycles")
+                with m.If(settled):
+                    with m.If(first_capture.found):
+                        # into the list's first word, made from there (EARLY reads it); the node's
+                        # generation waits until this move has not cut off (NEXT)
+                        m.d.comb += capture_write.eq(1)
+                        m.d.sync += [indices[ply].eq(1), lazies[ply].eq(1)]
+                        m.next = "EARLY"
+                    with m.Else():
                         m.next = "GENERATE"
             with m.State("GENERATE"):
                 count("generate_cycles")
@@ -494,7 +523,7 @@ class SearchEngine(wiring.Component):
                     count("first_move_cycles")
                 with m.If(ours & gen.done):
                     expanded()
-                with m.Elif(ours & taken & (written == 0) & take_early):
+                with m.Elif(ours & taken & (written == 0) & take_early & ~regen):
                     # below the root a first move says what the end would (the node has a move,
                     # and takes it): it is made now, the list finished beside the search
                     m.d.comb += self.check_read.eq(1)
@@ -502,7 +531,10 @@ class SearchEngine(wiring.Component):
                     m.next = "EARLY"
             with m.State("EARLY"):          # the first move's word (written the cycle before) is read now
                 count("generate_cycles")
-                with m.If(stopping):
+                with m.If(stopping & lazies[ply]):      # (a first capture's node has no list to wait for)
+                    m.d.sync += aborted.eq(1)
+                    m.next = "UNWIND"
+                with m.Elif(stopping):
                     m.next = "NEXT"
                 with m.Else():
                     m.next = "MAKE"
@@ -512,6 +544,11 @@ class SearchEngine(wiring.Component):
             with m.State("NEXT"):           # the next move of this ply (its list word read now)
                 with m.If(filling):
                     pass                    # the list's end is not known yet (an early first move)
+                with m.Elif(lazies[ply]):
+                    # the first capture did not cut off: the node's captures (even when the search is
+                    # to stop: only makes wait for that, so an abort is a node limit's search)
+                    m.d.sync += [order.eq(Order.CAPTURES), only.eq(1), lazies[ply].eq(0), regen.eq(1)]
+                    m.next = "GENERATE"
                 with m.Elif(indices[ply] == ends[ply]):
                     m.d.sync += ret.eq(alpha)
                     m.next = "RETURN"

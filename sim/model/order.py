@@ -38,9 +38,9 @@ from dataclasses import replace
 
 from ...tables import PieceType, TableKind, castle_rook_move, code_type, piece_code, table_kind
 from ...tables.contracts import CAPTURE_BINS, ORDERS, PROMOTION_BIN, QUIET_BIN, capture_bin
-from .legality import make_squares, rays
+from .legality import king_safe_after, make_squares, rays
 
-__all__ = ["gives_check", "order_bin", "order_moves", "first_bin"]
+__all__ = ["gives_check", "order_bin", "order_moves", "first_bin", "first_capture"]
 
 
 def gives_check(position, move):
@@ -83,6 +83,22 @@ def first_bin(position, moves):
     that a position's first ordered move, the first legal one to arrive in the lowest bin its
     legal moves fill, may leave as it arrives when that bin is this one."""
     return min((order_bin(position, move) for move in moves), default=QUIET_BIN)
+
+
+def first_capture(position, moves):
+    """The first move of ``position``'s ``captures`` order when the board alone tells it, else None:
+    the first of ``moves`` (its pseudo-legal moves, in emission order) in :func:`first_bin`'s bin
+    when that bin is a capture's and the move is legal, with its check flag. No legal move can be in
+    a lower bin, and none of the bin before it in emission order, so it heads the ordered captures.
+    What ``hwmovegen.rtl.order.FirstCapture`` computes from the attack maps, so that a quiescence
+    node searches its first capture without a generation (:mod:`hwmovegen.sim.model.search`)."""
+    bin_ = first_bin(position, moves)
+    if bin_ >= CAPTURE_BINS:
+        return None
+    move = next(move for move in moves if order_bin(position, move) == bin_)
+    if not king_safe_after(position, move):
+        return None
+    return replace(move, check=gives_check(position, move))
 
 
 def order_moves(position, moves, order):

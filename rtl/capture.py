@@ -1,0 +1,186 @@
+"""A position's first capture, from the board alone: what a quiescence node searches first.
+
+The ordering stage's ``captures`` order puts a position's legal captures by bin, most valuable
+victim first, then least valuable attacker, and within a bin in emission order. Its first move is
+known from the board, without a generation, whenever :class:`~.order.FirstBin`'s forecast (the
+lowest bin the pseudo-legal moves fill) is a capture's and that bin's first pseudo-legal move is
+legal: no legal move is in a lower bin, and none of its bin comes before it. Belle's
+find-victim / find-attacker, carried to the move itself, registered in stages::
+
+    board ─► FirstBin ─► attackers ─► the first one ─► its first capture ─► legal? check?
+             (2 cycles)  (the bin's    (lowest square:   (slot order: the     (the king after
+                          type, onto    the emission     first ray onto a     the move; the
+                          a victim)     order)           victim)              check flag)
+
+:class:`FirstCapture`'s ``move`` is of the board ``FIRST_CAPTURE_DELAY`` cycles before (the
+search waits that long after its last write); ``found`` is low when the forecast is no capture
+or the move is illegal (the search then generates the position). The model's
+:func:`~hwmovegen.sim.model.order.first_capture`.
+"""
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..tables import PieceType, TableKind
+from ..tables.contracts import CAPTURE_BINS, capture_bin
+from ..tables.lines import KING_STEPS, KNIGHT_STEPS, opposite
+from ..tables.slots import KIND_SLOTS, RayType
+from .bitboards import orient, shifted, slide, spread, wire
+from .board import BoardView
+from .core import PLANES
+from .evaluate import InCheck
+from .order import FIRST_BIN_DELAY, CheckFlag, FirstBin
+from .types import BoardState, Move
+
+__all__ = ["FirstCapture", "FIRST_CAPTURE_DELAY"]
+
+FIRST_CAPTURE_DELAY = FIRST_BIN_DELAY + 4      # the forecast, then attackers, attacker, move, verdict
+
+_SLIDERS = (TableKind.BISHOP, TableKind.ROOK, TableKind.QUEEN)
+# per attacker kind, the directions of its slots that can capture, in slot order
+_CAPTURE_DIRECTIONS = {kind: [slot.direction for slot in slots if slot.type in (RayType.SLIDE, RayType.CAPTURE)]
+                       for kind, slots in KIND_SLOTS.items()}
+
+
+def _of_type(view, piece_type):
+    """The squares holding a piece of the type ``piece_type`` (a 3-bit signal)."""
+    planes = view.planes
+    bits = Const(-1, 64)
+    for k in range(3):
+        bits = bits & Mux(piece_type[k], planes[k], ~planes[k])
+    return bits
+
+
+def _lowest_one(bits):
+    """The lowest set bit of ``bits``, alone (the first square in emission order)."""
+    return (bits & (~bits + 1))[:64]
+
+
+def _square(one_hot):
+    """The index of a one-hot bitboard's square."""
+    return Cat(*[Cat(*[one_hot[s] for s in range(64) if s >> k & 1]).any() for k in range(6)])
+
+
+def _first(sets):
+    """The first non-empty of ``sets`` (0 if none): a chain of multiplexers, in order."""
+    out = Const(0, 64)
+    for bits in reversed(sets):
+        out = Mux(bits.any(), bits, out)
+    return out
+
+
+class FirstCapture(wiring.Component):
+    """A position -> its first capture in the ``captures`` order, when the board tells it (see the
+    module's docstring), registered: ``move`` and ``found`` are of the board
+    ``FIRST_CAPTURE_DELAY`` cycles before, which must have held since."""
+
+    planes: In(PLANES)
+    state: In(BoardState)
+    found: Out(1)
+    move: Out(Move)
+
+    def elaborate(self, platform):
+        m = Module()
+        view, white = BoardView(self.planes, self.state), self.state.white_to_move
+        occupied = wire(m, view.occupied, "occupied")
+        oriented = {d: orient(m, occupied, d, f"occ{d}") for d in KING_STEPS}
+        en_passant = Mux(self.state.ep_valid, Const(1, 64) << self.state.ep_square, 0)[:64]
+
+        m.submodules.first_bin = first_bin = FirstBin()
+        m.d.comb += [first_bin.planes.eq(self.planes), first_bin.state.eq(self.state)]
+
+        # the bin's victim and attacker types (a capture bin's)
+        bins = range(CAPTURE_BINS)
+        victim_of = Array(Const(next(v for v in PieceType if any(capture_bin(v, a) == b for a in PieceType)), 3)
+                          for b in bins)
+        attacker_of = Array(Const(next(a for a in PieceType for v in PieceType if capture_bin(v, a) == b), 3)
+                            for b in bins)
+        victim, attacker = Signal(3), Signal(3)
+        capture = Signal(1)
+        m.d.comb += [capture.eq(first_bin.bin < CAPTURE_BINS),
+                     victim.eq(victim_of[first_bin.bin[:5]]), attacker.eq(attacker_of[first_bin.bin[:5]])]
+
+        def victims(victim_type, attacker_type):
+            """The squares the attacker type captures onto: the victims, and for a pawn taking a
+            pawn the en-passant square."""
+            targets = view.opponent & _of_type(view, victim_type)
+            pawns = (victim_type == PieceType.PAWN) & (attacker_type == PieceType.PAWN)
+            return wire(m, targets | Mux(pawns, en_passant, 0), "targets")
+
+        # stage 1: the attacker type's pieces that capture a victim of the bin's type (each slot's
+        # step or slide walked back from the victims)
+        targets = wire(m, view.opponent & _of_type(view, victim), "victims")
+        ep_targets = victims(victim, attacker)
+        back = {d: slide(m, occupied, targets, d, f"back{d}", oriented[d]) for d in KING_STEPS}
+        ortho = back[0] | back[2] | back[4] | back[6]
+        diag = back[1] | back[3] | back[5] | back[7]
+        reached = Signal(64)
+        with m.Switch(attacker):
+            with m.Case(PieceType.PAWN):
+                m.d.comb += reached.eq(Mux(white, spread(ep_targets, [opposite(d) for d in _CAPTURE_DIRECTIONS[TableKind.WPAWN]]),
+                                           spread(ep_targets, [opposite(d) for d in _CAPTURE_DIRECTIONS[TableKind.BPAWN]])))
+            with m.Case(PieceType.KNIGHT):
+                m.d.comb += reached.eq(spread(targets, KNIGHT_STEPS))
+            with m.Case(PieceType.BISHOP):
+                m.d.comb += reached.eq(diag)
+            with m.Case(PieceType.ROOK):
+                m.d.comb += reached.eq(ortho)
+            with m.Case(PieceType.QUEEN):
+                m.d.comb += reached.eq(ortho | diag)
+            with m.Case(PieceType.KING):
+                m.d.comb += reached.eq(spread(targets, KING_STEPS))
+        attackers = Signal(64)
+        s1_victim, s1_attacker, s1_capture = Signal(3), Signal(3), Signal(1)
+        m.d.sync += [attackers.eq(view.own & _of_type(view, attacker) & reached),
+                     s1_victim.eq(victim), s1_attacker.eq(attacker), s1_capture.eq(capture)]
+
+        # stage 2: the first of them in emission order (the lowest square)
+        frm_bit = Signal(64)
+        s2_victim, s2_attacker, s2_capture = Signal(3), Signal(3), Signal(1)
+        m.d.sync += [frm_bit.eq(_lowest_one(attackers)),
+                     s2_victim.eq(s1_victim), s2_attacker.eq(s1_attacker), s2_capture.eq(s1_capture)]
+
+        # stage 3: its first slot, in slot order, whose ray ends on a victim: the move
+        hit = victims(s2_victim, s2_attacker)
+        ahead = {d: slide(m, occupied, frm_bit, d, f"ahead{d}", oriented[d]) for d in KING_STEPS}
+
+        def onto(kind):
+            sets = []
+            for d in _CAPTURE_DIRECTIONS[kind]:
+                sets.append((ahead[d] if kind in _SLIDERS else shifted(frm_bit, d)) & hit)
+            return _first(sets)
+        to_bit = Signal(64)
+        with m.Switch(s2_attacker):
+            with m.Case(PieceType.PAWN):
+                m.d.comb += to_bit.eq(Mux(white, onto(TableKind.WPAWN), onto(TableKind.BPAWN)))
+            for kind in (TableKind.KNIGHT, *_SLIDERS, TableKind.KING):
+                with m.Case(int(kind)):
+                    m.d.comb += to_bit.eq(onto(kind))
+        to = _square(to_bit)
+        last_rank = Const(0xFF << 56 | 0xFF, 64)
+        pawn = s2_attacker == PieceType.PAWN
+        s3_frm_bit, s3_to_bit, s3_attacker, s3_capture = Signal(64), Signal(64), Signal(3), Signal(1)
+        s3_move = Signal(Move)
+        m.d.sync += [
+            s3_frm_bit.eq(frm_bit), s3_to_bit.eq(to_bit), s3_attacker.eq(s2_attacker), s3_capture.eq(s2_capture),
+            s3_move.frm.eq(_square(frm_bit)), s3_move.to.eq(to), s3_move.capture.eq(1),
+            s3_move.promotion.eq(Mux(pawn & (to_bit & last_rank).any(), PieceType.QUEEN, 0)),
+            s3_move.en_passant.eq(pawn & (s2_victim == PieceType.PAWN) & (to_bit & en_passant).any()),
+        ]
+
+        # stage 4: legal (the mover's king unattacked on the board after the move) and its check flag
+        taken = Mux(s3_move.en_passant, Mux(white, s3_to_bit >> 8, s3_to_bit << 8)[:64], 0)
+        kept = ~(s3_frm_bit | s3_to_bit | taken)
+        code = Cat(Mux(s3_move.promotion != 0, s3_move.promotion, s3_attacker), ~white)
+        after = Signal(PLANES)
+        for k in range(4):
+            m.d.comb += after[k].eq((self.planes[k] & kept) | Mux(code[k], s3_to_bit, 0))
+        m.submodules.in_check = in_check = InCheck()
+        m.submodules.check = check = CheckFlag()
+        m.d.comb += [in_check.planes.eq(after), in_check.state.eq(self.state),
+                     check.move.eq(s3_move), check.planes.eq(self.planes), check.state.eq(self.state),
+                     check.mover.eq(s3_attacker)]
+        m.d.sync += [self.found.eq(s3_capture & ~in_check.check), self.move.eq(s3_move),
+                     self.move.check.eq(check.check)]
+        return m
