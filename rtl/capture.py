@@ -35,7 +35,7 @@ from .types import BoardState, Move
 
 __all__ = ["FirstCapture", "FIRST_CAPTURE_DELAY"]
 
-FIRST_CAPTURE_DELAY = FIRST_BIN_DELAY + 4      # the forecast, then attackers, attacker, move, verdict
+FIRST_CAPTURE_DELAY = FIRST_BIN_DELAY + 3      # the forecast, then the attacker, the move, the verdict
 
 _SLIDERS = (TableKind.BISHOP, TableKind.ROOK, TableKind.QUEEN)
 # per attacker kind, the directions of its slots that can capture, in slot order
@@ -109,7 +109,8 @@ class FirstCapture(wiring.Component):
             return wire(m, targets | Mux(pawns, en_passant, 0), "targets")
 
         # stage 1: the attacker type's pieces that capture a victim of the bin's type (each slot's
-        # step or slide walked back from the victims)
+        # step or slide walked back from the victims), the first of them in emission order (the
+        # lowest square)
         targets = wire(m, view.opponent & _of_type(view, victim), "victims")
         ep_targets = victims(victim, attacker)
         back = {d: slide(m, occupied, targets, d, f"back{d}", oriented[d]) for d in KING_STEPS}
@@ -130,19 +131,14 @@ class FirstCapture(wiring.Component):
                 m.d.comb += reached.eq(ortho | diag)
             with m.Case(PieceType.KING):
                 m.d.comb += reached.eq(spread(targets, KING_STEPS))
-        attackers = Signal(64)
+        attackers = wire(m, view.own & _of_type(view, attacker) & reached, "attackers")
+        frm_bit = Signal(64)
         s1_victim, s1_attacker, s1_capture = Signal(3), Signal(3), Signal(1)
-        m.d.sync += [attackers.eq(view.own & _of_type(view, attacker) & reached),
+        m.d.sync += [frm_bit.eq(_lowest_one(attackers)),
                      s1_victim.eq(victim), s1_attacker.eq(attacker), s1_capture.eq(capture)]
 
-        # stage 2: the first of them in emission order (the lowest square)
-        frm_bit = Signal(64)
-        s2_victim, s2_attacker, s2_capture = Signal(3), Signal(3), Signal(1)
-        m.d.sync += [frm_bit.eq(_lowest_one(attackers)),
-                     s2_victim.eq(s1_victim), s2_attacker.eq(s1_attacker), s2_capture.eq(s1_capture)]
-
-        # stage 3: its first slot, in slot order, whose ray ends on a victim: the move
-        hit = victims(s2_victim, s2_attacker)
+        # stage 2: its first slot, in slot order, whose ray ends on a victim: the move
+        hit = victims(s1_victim, s1_attacker)
         ahead = {d: slide(m, occupied, frm_bit, d, f"ahead{d}", oriented[d]) for d in KING_STEPS}
 
         def onto(kind):
@@ -151,7 +147,7 @@ class FirstCapture(wiring.Component):
                 sets.append((ahead[d] if kind in _SLIDERS else shifted(frm_bit, d)) & hit)
             return _first(sets)
         to_bit = Signal(64)
-        with m.Switch(s2_attacker):
+        with m.Switch(s1_attacker):
             with m.Case(PieceType.PAWN):
                 m.d.comb += to_bit.eq(Mux(white, onto(TableKind.WPAWN), onto(TableKind.BPAWN)))
             for kind in (TableKind.KNIGHT, *_SLIDERS, TableKind.KING):
@@ -159,28 +155,28 @@ class FirstCapture(wiring.Component):
                     m.d.comb += to_bit.eq(onto(kind))
         to = _square(to_bit)
         last_rank = Const(0xFF << 56 | 0xFF, 64)
-        pawn = s2_attacker == PieceType.PAWN
-        s3_frm_bit, s3_to_bit, s3_attacker, s3_capture = Signal(64), Signal(64), Signal(3), Signal(1)
-        s3_move = Signal(Move)
+        pawn = s1_attacker == PieceType.PAWN
+        s2_frm_bit, s2_to_bit, s2_attacker, s2_capture = Signal(64), Signal(64), Signal(3), Signal(1)
+        s2_move = Signal(Move)
         m.d.sync += [
-            s3_frm_bit.eq(frm_bit), s3_to_bit.eq(to_bit), s3_attacker.eq(s2_attacker), s3_capture.eq(s2_capture),
-            s3_move.frm.eq(_square(frm_bit)), s3_move.to.eq(to), s3_move.capture.eq(1),
-            s3_move.promotion.eq(Mux(pawn & (to_bit & last_rank).any(), PieceType.QUEEN, 0)),
-            s3_move.en_passant.eq(pawn & (s2_victim == PieceType.PAWN) & (to_bit & en_passant).any()),
+            s2_frm_bit.eq(frm_bit), s2_to_bit.eq(to_bit), s2_attacker.eq(s1_attacker), s2_capture.eq(s1_capture),
+            s2_move.frm.eq(_square(frm_bit)), s2_move.to.eq(to), s2_move.capture.eq(1),
+            s2_move.promotion.eq(Mux(pawn & (to_bit & last_rank).any(), PieceType.QUEEN, 0)),
+            s2_move.en_passant.eq(pawn & (s1_victim == PieceType.PAWN) & (to_bit & en_passant).any()),
         ]
 
-        # stage 4: legal (the mover's king unattacked on the board after the move) and its check flag
-        taken = Mux(s3_move.en_passant, Mux(white, s3_to_bit >> 8, s3_to_bit << 8)[:64], 0)
-        kept = ~(s3_frm_bit | s3_to_bit | taken)
-        code = Cat(Mux(s3_move.promotion != 0, s3_move.promotion, s3_attacker), ~white)
+        # stage 3: legal (the mover's king unattacked on the board after the move) and its check flag
+        taken = Mux(s2_move.en_passant, Mux(white, s2_to_bit >> 8, s2_to_bit << 8)[:64], 0)
+        kept = ~(s2_frm_bit | s2_to_bit | taken)
+        code = Cat(Mux(s2_move.promotion != 0, s2_move.promotion, s2_attacker), ~white)
         after = Signal(PLANES)
         for k in range(4):
-            m.d.comb += after[k].eq((self.planes[k] & kept) | Mux(code[k], s3_to_bit, 0))
+            m.d.comb += after[k].eq((self.planes[k] & kept) | Mux(code[k], s2_to_bit, 0))
         m.submodules.in_check = in_check = InCheck()
         m.submodules.check = check = CheckFlag()
         m.d.comb += [in_check.planes.eq(after), in_check.state.eq(self.state),
-                     check.move.eq(s3_move), check.planes.eq(self.planes), check.state.eq(self.state),
-                     check.mover.eq(s3_attacker)]
-        m.d.sync += [self.found.eq(s3_capture & ~in_check.check), self.move.eq(s3_move),
+                     check.move.eq(s2_move), check.planes.eq(self.planes), check.state.eq(self.state),
+                     check.mover.eq(s2_attacker)]
+        m.d.sync += [self.found.eq(s2_capture & ~in_check.check), self.move.eq(s2_move),
                      self.move.check.eq(check.check)]
         return m

@@ -243,16 +243,17 @@ class MoveGenerator(wiring.Component):
             m.d.comb += self.board_free.eq(~self.busy)
         # what the core (and the legality stage) hand on: the ports themselves, or the orderer's input
         up = self.control if not self.ordered else ControlSignature().create(path=("up",))
-        tagged = self._generate(m, up, core, board)
+        # with early, a copy of the board as it was at start, for the legality stage and the
+        # orderer: the position's moves may be made on the board at once, while its moves still come
+        started = None
+        if self.early:
+            started = Signal(PLANES, name="started_planes"), Signal(BoardState, name="started_state")
+            with m.If(self.start & self.start_ready):
+                m.d.sync += [started[0].eq(board.planes), started[1].eq(board.state)]
+        tagged = self._generate(m, up, core, board, started)
         if self.ordered:
-            # the legal stream's position is the board's (one at a time), a named one its copy;
-            # with early, the board as it was at start: its first move may be made on the board
-            # while the rest still come
-            planes, state = board.planes, board.state
-            if self.early:
-                planes, state = Signal(PLANES, name="started_planes"), Signal(BoardState, name="started_state")
-                with m.If(self.start & self.start_ready):
-                    m.d.sync += [planes.eq(board.planes), state.eq(board.state)]
+            # the legal stream's position is the board's (one at a time), a named one its copy
+            planes, state = started if self.early else (board.planes, board.state)
             self._order(m, up, core, board, tagged, Mux(tagged, move_planes, planes), Mux(tagged, move_state, state))
         return m
 
@@ -286,9 +287,11 @@ class MoveGenerator(wiring.Component):
             self.busy.eq(up.busy | orderer.busy), self.done.eq(orderer.done), self.counters.eq(orderer.counters),
         ]
 
-    def _generate(self, m, up, core, board):
+    def _generate(self, m, up, core, board, started=None):
         """The core's stream, filtered by the legality stage with ``legal``, onto ``up``. Returns
-        whether the stream's moves are named by ``core.position`` (positions back to back)."""
+        whether the stream's moves are named by ``core.position`` (positions back to back).
+        ``started``: the copy of the board taken at start (planes, state), which the stage's setup
+        reads from the cycle after start (in that cycle, the first rank from the board)."""
         if not self.legal:
             wiring.connect(m, wiring.flipped(up), group(core, ControlSignature()))
             return Const(int(CORES[self.core].contract.load_while_busy), 1)
@@ -307,8 +310,12 @@ class MoveGenerator(wiring.Component):
             # pseudo-legal ones (the stage bypassed) back to back, as the core runs them
             up.start_ready.eq(core.start_ready & ~active & (~core.busy | (bypass & self.all_moves))),
             stage.start.eq(starting & ~self.all_moves),
-            stage.planes.eq(board.planes), stage.state.eq(board.state),
+            *([stage.planes.eq(board.planes)] if started is None else []), stage.state.eq(board.state),
         ]
+        if started is not None:
+            for k in range(len(board.planes)):
+                m.d.comb += stage.planes[k].eq(Cat(Mux(starting, board.planes[k][:8], started[0][k][:8]),
+                                                   started[0][k][8:]))
         out = up.moves
         with m.If(bypass):
             m.d.comb += [out.valid.eq(core.moves.valid), out.payload.eq(core.moves.payload),
@@ -346,7 +353,8 @@ class MoveGenerator(wiring.Component):
             m.d.sync += [active.eq(0), pending.eq(0), done.eq(0)]
         if self.editable:
             if CORES[self.core].contract.load_while_busy:      # the core's copy and the stage's setup hold the position
-                m.d.comb += self.board_free.eq(~(active & ~stage.ready))
+                # (with early the stage reads its copy: the board is free)
+                m.d.comb += self.board_free.eq(1 if started is not None else ~(active & ~stage.ready))
             else:
                 m.d.comb += self.board_free.eq(~self.busy)
         if self.legal_count:

@@ -22,13 +22,16 @@ halfmove clock, the path's keys in parallel, the request's history keys through 
 bits that only sends a likely match to a scan of the history memory), then stand pat or a
 generation, then its moves, each made (``MAKE``), searched and unmade (``RETURN``, ``SCORE``).
 
-Three overlaps keep the cycles down, none changing what is searched: the unmake runs on while the
+Four overlaps keep the cycles down, none changing what is searched: the unmake runs on while the
 FSM scores the child (nothing reads the board until the next make, which waits for the applier);
 below the root a node's first move is made as it arrives (``EARLY``: it is the first in the
 ordering stage's order, and a move at all is what the generation's end would have said), while a
-collector finishes the list beside the search (a sibling's ``NEXT`` waits for its end); and a
+collector finishes the list beside the search (the node's ``NEXT`` waits for its end); a
 generation may start while the list before it still fills (it is ``queued``, its moves behind
-that list's), so its latency hides under that list's last moves.
+that list's), so its latency hides under that list's last moves; and a quiescence node not in check
+takes its first capture from the board (``CAPTURE``: :class:`~.capture.FirstCapture`, a few cycles
+after the board settles), its generation started beside it if the generator is idle, else only once
+that capture has not cut off (the node is ``lazy`` until ``NEXT``).
 """
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
@@ -64,7 +67,9 @@ SEARCH_COUNTER_NAMES = COUNTERS + ("cycles", "generate_cycles", "first_move_cycl
 SearchCounters = data.StructLayout({name: SEARCH_COUNTER_WIDTH for name in SEARCH_COUNTER_NAMES})
 SearchCounters.__doc__ = """The counters of a search: ``nodes`` (the root and every position made),
 ``qnodes`` (nodes entered through quiescence), ``cutoffs`` (beta cutoffs, stand pat included),
-``generations`` (move generations started), as the model counts them; ``cycles`` from the cycle
+``generations`` (the nodes that generate their moves: a node that takes its first capture from the
+board counts one whether its generation runs beside it, later or never),
+as the model counts them; ``cycles`` from the cycle
 that takes ``start`` to ``done``, and of those: ``generate_cycles`` (the FSM waiting on a
 generation: to start it, then until its ``done``, or its first move where that is made at once),
 ``first_move_cycles`` (of those, until its first move or its ``done``), ``apply_cycles`` (waiting
@@ -496,10 +501,19 @@ class SearchEngine(wiring.Component):
                 count("first_move_cycles")
                 with m.If(settled):
                     with m.If(first_capture.found):
-                        # into the list's first word, made from there (EARLY reads it); the node's
-                        # generation waits until this move has not cut off (NEXT)
+                        # into the list's first word, made from there (EARLY reads it). The node's
+                        # generation (counted now, as the model counts a node's, whenever it runs)
+                        # starts now if the generator is idle, the collector finishing the list
+                        # beside the search as for a move made early; else it waits until this move
+                        # has not cut off (NEXT)
+                        count("generations")
                         m.d.comb += capture_write.eq(1)
-                        m.d.sync += [indices[ply].eq(1), lazies[ply].eq(1)]
+                        m.d.sync += indices[ply].eq(1)
+                        with m.If(gen.start_ready & ~filling):
+                            m.d.comb += [gen.start.eq(1), starting.eq(1)]
+                            m.d.sync += early.eq(1)
+                        with m.Else():
+                            m.d.sync += lazies[ply].eq(1)
                         m.next = "EARLY"
                     with m.Else():
                         m.next = "GENERATE"
@@ -509,7 +523,7 @@ class SearchEngine(wiring.Component):
                 m.d.comb += gen.start.eq(gen.start_ready & ~queued)
                 with m.If(gen.start_ready & ~queued):
                     m.d.comb += starting.eq(1)
-                    with m.If(~again):
+                    with m.If(~again & ~regen):
                         count("generations")
                     m.d.sync += [seen_first.eq(0), again.eq(0)]
                     m.next = "COLLECT"
@@ -542,7 +556,7 @@ class SearchEngine(wiring.Component):
                 expanded()
 
             with m.State("NEXT"):           # the next move of this ply (its list word read now)
-                with m.If(filling):
+                with m.If((filling & (fill_ply == ply)) | (queued & (queued_ply == ply))):
                     pass                    # the list's end is not known yet (an early first move)
                 with m.Elif(lazies[ply]):
                     # the first capture did not cut off: the node's captures (even when the search is

@@ -19,12 +19,6 @@ The rules this module fixes where the specification leaves a choice:
   "checkmate first" exception), and insufficient material is not scored as a draw.
 * Mate and stalemate scores are returned as they are (``-(MATE - ply)``, 0), not clamped to the
   window; every other return is fail-hard (within ``[alpha, beta]``).
-* A quiescence node not in check whose first capture the board tells
-  (:func:`.order.first_capture`: the forecast bin's first pseudo-legal move, legal) searches it
-  before it generates: no generation is counted when it cuts off (or when the search stops at its
-  make). Otherwise the node's captures are generated (counted) and the rest of them searched.
-  The moves, their order and every node are those of the node that generates first; only
-  ``generations`` tells the difference (the hardware's first capture needs no generation either).
 * The node limit (``node_limit``, 0 for none) is checked before each make, quiescence included:
   once ``nodes`` has reached it the search unwinds at once (``aborted``). A stop signal (any
   object with ``is_set()``, e.g. a :class:`threading.Event`) is read at the same place and
@@ -46,7 +40,7 @@ from ...tables.search import BOUNDS, COUNTERS, DEFAULT_QUIESCENCE, INF, MATE, ma
 from ...tables.zobrist import position_key
 from .legality import attacked
 from .movegen import Position, generate
-from .order import first_capture, order_moves
+from .order import order_moves
 
 __all__ = ["SearchRequest", "SearchResult", "SplitResult", "search", "split_search", "split_requests",
            "static_eval", "key", "in_check", "halfmove_after", "format_score"]
@@ -232,26 +226,10 @@ class _Search:
                 alpha = stand
             if q == cap:
                 return alpha
-            first = first_capture(position, generate(position).moves)
-            if first is not None:
-                return self._first_capture(position, first, clock, node_key, alpha, beta, ply, q)
             legal, moves = self._moves(position, ply, "captures")
             if not legal:
                 return 0
         return self._each(position, moves, clock, node_key, 0, alpha, beta, ply, q)
-
-    def _first_capture(self, position, first, clock, node_key, alpha, beta, ply, q):
-        """A quiescence node's first capture searched before its generation (see the rules)."""
-        score = self._child(position, first, clock, node_key, 0, alpha, beta, ply, q)
-        if score >= beta:
-            self.cutoffs += 1
-            return beta
-        if score > alpha:
-            alpha = score
-            self.pv[ply] = [first] + self.pv[ply + 1]
-        _, moves = self._moves(position, ply, "captures")
-        assert moves[0] == first, (moves[0], first)     # the board told the ordered list's first
-        return self._each(position, moves[1:], clock, node_key, 0, alpha, beta, ply, q)
 
     def _each(self, position, moves, clock, node_key, depth, alpha, beta, ply, q):
         """The moves of a node searched in turn (full width or quiescence, ``q`` None or its ply):

@@ -214,9 +214,11 @@ def test_early_positions_overlapping_in_the_orderer_stay_exact(probability):
 
 
 def test_the_early_orderer_reads_the_position_as_it_started():
-    """The search makes a position's early first move on the board while the rest of the position still
-    arrives: the board emptied a square a cycle from the first move on (whenever ``board_free``), the
-    stream, bins and check flags stay those of the position as it was at ``start``."""
+    """The search makes a position's first move on the board while the rest of the position still
+    arrives, from the cycle after ``start`` on (a first capture from the board): the board emptied a
+    square a cycle from then on (the legality stage's setup reads the copy taken at start, so
+    ``board_free`` stays high), the stream, bins and check flags stay those of the position as it was at
+    ``start``."""
     boards = [chess.Board(KIWIPETE), chess.Board(RULES[1]), chess.Board(RULES[3])] + random_boards(4, seed=17)
     dut = MoveGenerator(core="fast", legal=True, order=Order.MVV_LVA, editable=True, captures=True, early=True)
     lists = []
@@ -235,7 +237,8 @@ def test_the_early_orderer_reads_the_position_as_it_started():
                 ctx.set(dut.start, 0)
                 if valid:
                     moves.append(tb.move_from_payload(payload))
-                writing = bool(moves) and free and not done
+                assert free
+                writing = not done
                 ctx.set(dut.edit.square_en, writing)
                 ctx.set(dut.edit.square, square)
                 ctx.set(dut.edit.code, 0)
