@@ -91,3 +91,24 @@ def generate_under_backpressure(dut, boards, probability, orders=None):
     sim.run()
     assert not monitor.violations and monitor.transfers == sum(len(r.moves) for r in results)
     return results
+
+
+def read_each_board(dut, boards, delay, read):
+    """``dut`` (a component with ``planes`` and ``state`` inputs, registered ``delay`` cycles deep)
+    given each of ``boards`` in turn: ``read(ctx)`` of each, ``delay`` cycles after it was set."""
+    from amaranth.sim import Simulator
+    out = []
+
+    async def bench(ctx):
+        for board in boards:
+            position = Position.from_board(board)
+            ctx.set(dut.planes.as_value(), sum(plane << 64 * k for k, plane in enumerate(position.planes())))
+            ctx.set(dut.state, position.state())
+            await ctx.tick().repeat(delay)
+            out.append(read(ctx))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    return out

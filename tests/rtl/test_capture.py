@@ -1,14 +1,13 @@
 """FirstCapture: a position's first capture from the board alone, against the model's."""
 
 import chess
-from amaranth.sim import Simulator
 
 from hwmovegen.rtl.capture import FIRST_CAPTURE_DELAY, FirstCapture
 from hwmovegen.sim.model import Position, generate
 from hwmovegen.sim.model.order import first_capture, order_moves
 from hwmovegen.sim.model.positions import random_boards
 
-from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE, PROMOTIONS
+from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE, PROMOTIONS, read_each_board
 
 # where the rule's corner cases occur: an en-passant capture (legal, and illegal along the rank),
 # capture-promotions, a pinned first attacker, captures in check (the first one not an evasion), a
@@ -29,23 +28,11 @@ CORNERS = [
 
 def _run(boards):
     dut = FirstCapture()
-    out = []
 
-    async def bench(ctx):
-        for board in boards:
-            position = Position.from_board(board)
-            ctx.set(dut.planes.as_value(), sum(plane << 64 * k for k, plane in enumerate(position.planes())))
-            ctx.set(dut.state, position.state())
-            await ctx.tick().repeat(FIRST_CAPTURE_DELAY)
-            move = ctx.get(dut.move)
-            out.append((move.frm, move.to, move.promotion, move.en_passant, move.check)
-                       if ctx.get(dut.found) else None)
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
-    return out
+    def read(ctx):
+        move = ctx.get(dut.move)
+        return (move.frm, move.to, move.promotion, move.en_passant, move.check) if ctx.get(dut.found) else None
+    return read_each_board(dut, boards, FIRST_CAPTURE_DELAY, read)
 
 
 def test_the_first_capture_is_the_models(suite):

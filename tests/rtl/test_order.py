@@ -13,7 +13,8 @@ from hwmovegen.sim.model import Position, cycle_bound, generate, work
 from hwmovegen.sim.model.order import first_bin, order_bin
 from hwmovegen.sim.model.positions import random_boards
 
-from ..helpers import EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE, PROMOTIONS, StreamMonitor, generate_under_backpressure
+from ..helpers import (EN_PASSANT, KIWIPETE, PROMOTION_CAPTURE, PROMOTIONS, StreamMonitor, generate_under_backpressure,
+                      read_each_board)
 
 ORDER_NAMES = {Order.SQUARE: "square", Order.MVV_LVA: "mvv-lva", Order.CAPTURES: "captures"}
 # positions where the check rule's corner cases occur: a promotion opening the file to the king,
@@ -91,20 +92,7 @@ def test_the_first_bin_is_the_models_forecast(suite):
                                                                            EN_PASSANT, KIWIPETE]]
               + random_boards(150, seed=14))
     dut = FirstBin()
-    bins = []
-
-    async def bench(ctx):
-        for board in boards:
-            position = Position.from_board(board)
-            ctx.set(dut.planes.as_value(), sum(plane << 64 * k for k, plane in enumerate(position.planes())))
-            ctx.set(dut.state, position.state())
-            await ctx.tick().repeat(FIRST_BIN_DELAY)
-            bins.append(ctx.get(dut.bin))
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
+    bins = read_each_board(dut, boards, FIRST_BIN_DELAY, lambda ctx: ctx.get(dut.bin))
     expected = [first_bin(position, generate(position).moves)
                 for position in (Position.from_board(board) for board in boards)]
     assert bins == expected
