@@ -182,7 +182,7 @@ class SearchEngine(wiring.Component):
         self.applier = MoveApplier(max_plies, prefetch=True)
         self.terms = PositionTerms()
         self.in_check = InCheck()
-        # a quiescence node's first capture from the board, searched before any generation
+        # a quiescence node's first capture from the board, made before its generation ends (or starts)
         self.first_capture = FirstCapture()
         # for tests, not ports: the FSM acts on the stand-pat score this cycle (``terms.ready``
         # must be high then: a stale score would go unnoticed wherever it happens to be equal), on
