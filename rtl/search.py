@@ -543,6 +543,11 @@ class SearchEngine(wiring.Component):
                     m.d.comb += self.check_read.eq(1)
                     m.d.sync += [indices[ply].eq(1), early.eq(1)]
                     m.next = "EARLY"
+                with m.Elif(ours & regen & (written >= 2)):
+                    # the first capture's node: its second move is in the list, the rest comes
+                    # beside the search
+                    m.d.sync += [indices[ply].eq(2), early.eq(1), regen.eq(0)]
+                    m.next = "NEXT"
             with m.State("EARLY"):          # the first move's word (written the cycle before) is read now
                 count("generate_cycles")
                 with m.If(stopping & lazies[ply]):      # (a first capture's node has no list to wait for)
@@ -556,14 +561,15 @@ class SearchEngine(wiring.Component):
                 expanded()
 
             with m.State("NEXT"):           # the next move of this ply (its list word read now)
-                with m.If((filling & (fill_ply == ply)) | (queued & (queued_ply == ply))):
-                    pass                    # the list's end is not known yet (an early first move)
+                own = filling & (fill_ply == ply)
+                with m.If((own & (indices[ply] > written)) | (queued & (queued_ply == ply))):
+                    pass                    # the list's next word, or its end, is not there yet
                 with m.Elif(lazies[ply]):
                     # the first capture did not cut off: the node's captures (even when the search is
                     # to stop: only makes wait for that, so an abort is a node limit's search)
                     m.d.sync += [order.eq(Order.CAPTURES), only.eq(1), lazies[ply].eq(0), regen.eq(1)]
                     m.next = "GENERATE"
-                with m.Elif(indices[ply] == ends[ply]):
+                with m.Elif(~own & (indices[ply] == ends[ply])):       # (a filling list's end is not known)
                     m.d.sync += ret.eq(alpha)
                     m.next = "RETURN"
                 if filtered:
