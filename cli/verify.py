@@ -434,7 +434,9 @@ def _bench_search(args):
     elif fmax:
         line = (f"projected at the routed {fmax} MHz of the last 'hwmovegen synth --search --target {args.target} "
                 f"--core {args.core}': {total['projected_nodes_per_s'] / 1e6:.2f} M nodes/s per engine")
-        if engines:
+        if engines == 1:
+            line += "; one engine fits the device by its cells and block RAMs"
+        elif engines:
             line += (f"; {engines} engines fit the device by its cells and block RAMs: "
                      f"{total['projected_nodes_per_s_per_device'] / 1e6:.2f} M nodes/s if they split the root "
                      "at one engine's rate each ('bench search --engines N' measures a split)")
