@@ -22,16 +22,19 @@ halfmove clock, the path's keys in parallel, the request's history keys through 
 bits that only sends a likely match to a scan of the history memory), then stand pat or a
 generation, then its moves, each made (``MAKE``), searched and unmade (``RETURN``, ``SCORE``).
 
-Four overlaps keep the cycles down, none changing what is searched: the unmake runs on while the
-FSM scores the child (nothing reads the board until the next make, which waits for the applier);
-below the root a node's first move is made as it arrives (``EARLY``: it is the first in the
+Overlaps keep the cycles down, none changing what is searched: the unmake runs on while the
+FSM scores the child (nothing reads the board until the next make, which waits for the applier), and
+a node whose value needs no move (stand pat, a draw, a mate or stalemate) unmakes in the cycle it
+knows it; below the root a node's first move is made as it arrives (``EARLY``: it is the first in the
 ordering stage's order, and a move at all is what the generation's end would have said), while a
 collector finishes the list beside the search (the node's ``NEXT`` waits for its end); a
 generation may start while the list before it still fills (it is ``queued``, its moves behind
 that list's), so its latency hides under that list's last moves; and a quiescence node not in check
 takes its first capture from the board (``CAPTURE``: :class:`~.capture.FirstCapture`, a few cycles
 after the board settles), its generation started beside it if the generator is idle, else only once
-that capture has not cut off (the node is ``lazy`` until ``NEXT``).
+that capture has not cut off (the node is ``lazy`` until ``NEXT``). So does a full-width node below
+the root not in check: with its generation started at once (``COLLECT`` takes the board's capture if
+it comes before the generation's first move), or lazy as above when the generator is busy.
 """
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
@@ -333,6 +336,16 @@ class SearchEngine(wiring.Component):
         limit = request.node_limit
         m.d.comb += stopping.eq(abort_asked | ((limit != 0) & (counters.nodes >= limit)))
 
+        def leave():
+            """The node's value is known (``ret``, set beside): below the root its unmake goes now, as
+            RETURN's would a cycle later, and SCORE follows; RETURN if the applier is busy."""
+            m.d.comb += [applier.commands.valid.eq(ply != 0), applier.commands.payload.unmake.eq(1)]
+            with m.If((ply != 0) & applier.commands.ready):
+                m.d.sync += ply.eq(ply - 1)
+                m.next = "SCORE"
+            with m.Else():
+                m.next = "RETURN"
+
         def expanded():
             """The generation's end: the node's moves counted (EXPANDED waits here only for the
             stand-pat score). Its first move is made at once (its list word, addressed in
@@ -351,18 +364,18 @@ class SearchEngine(wiring.Component):
             with m.If(~quiescent):
                 with m.If(none):
                     m.d.sync += ret.eq(Mux(checked, mated, 0))
-                    m.next = "RETURN"
+                    leave()
                 with m.Else():
                     m.d.comb += proceed.eq(1)
             with m.Elif(checked):
                 with m.If(none):
                     m.d.sync += ret.eq(mated)
-                    m.next = "RETURN"
+                    leave()
                 with m.Elif(q == request.quiescence):
                     with m.If(terms.ready):     # (after a generation it is)
                         m.d.comb += self.score_read.eq(1)
                         m.d.sync += ret.eq(Mux(stand >= beta, beta, Mux(stand <= alpha, alpha, stand)))
-                        m.next = "RETURN"
+                        leave()
                     with m.Else():
                         m.next = "EXPANDED"
                 with m.Else():
@@ -373,7 +386,7 @@ class SearchEngine(wiring.Component):
                     # whole position tells (the same generation, again)
                     with m.If(~only):
                         m.d.sync += ret.eq(0)
-                        m.next = "RETURN"
+                        leave()
                     with m.Elif(~gen.king_step):
                         m.d.sync += [only.eq(0), again.eq(1)]
                         m.next = "GENERATE"
@@ -381,7 +394,7 @@ class SearchEngine(wiring.Component):
                         m.d.comb += proceed.eq(1)
                 else:
                     m.d.sync += ret.eq(0)
-                    m.next = "RETURN"
+                    leave()
             with m.Else():
                 m.d.comb += proceed.eq(1)
 
@@ -416,10 +429,20 @@ class SearchEngine(wiring.Component):
                 m.d.sync += [queued.eq(1), queued_ply.eq(ply)]
             with m.Else():
                 m.d.sync += [filling.eq(1), fill_ply.eq(ply), written.eq(0), found_hint.eq(0), early.eq(0)]
+        # a full-width node below the root, not in check: its first capture may come from the board
+        board_first = Signal(1)
+        m.d.comb += board_first.eq(~quiescent & ~checked & (ply != 0))
         # a first move taken before the end: below the root (its hint, its filter), unless the
         # node's answer is its stand pat (in check at the last quiescence ply) or the search stops
         take_early = Signal(1)
         m.d.comb += take_early.eq((ply != 0) & ~(quiescent & checked & (q == request.quiescence)) & ~stopping)
+        # in COLLECT, before the generation's first move: the board's first capture instead
+        # (outside the FSM: the collector's ready depends on its write)
+        board_capture = Signal(1)
+        m.d.comb += board_capture.eq(collecting & ~queued & board_first & ~regen & settled & first_capture.found &
+                                     (written == 0) & ~moves.valid & ~gen.done & take_early)
+        with m.If(board_capture):
+            m.d.comb += capture_write.eq(1)
 
         idle = Signal(1)
         with m.FSM(name="search"):
@@ -460,7 +483,7 @@ class SearchEngine(wiring.Component):
                 m.d.comb += repeated.eq(Cat((p < ply) & (keys[p] == key) for p in range(P)).any())
                 with m.If((ply != 0) & ((clocks[ply] >= 100) | repeated)):
                     m.d.sync += ret.eq(0)
-                    m.next = "RETURN"
+                    leave()
                 with m.Elif((ply != 0) & filter_.bit_select(key[:FILTER_BITS], 1)):
                     m.next = "HISTORY"
                 with m.Else():
@@ -471,28 +494,34 @@ class SearchEngine(wiring.Component):
                 m.d.sync += scanned.eq(scanned + 1)
                 with m.If((scanned != 0) & (history_read.data == keys[ply])):
                     m.d.sync += ret.eq(0)
-                    m.next = "RETURN"
+                    leave()
                 with m.Elif(scanned == request.history):
                     m.next = "EXPAND"
             with m.State("EXPAND"):         # stand pat, or a generation in the node's order
                 m.d.comb += self.check_read.eq(1)
                 with m.If(~quiescent | checked):
                     m.d.sync += [order.eq(Order.MVV_LVA), only.eq(0)]
-                    m.next = "GENERATE"
+                    # below the root a full-width node not in check heads its list with its first
+                    # capture from the board too (no hint goes before it): beside its generation if
+                    # the generator is idle (COLLECT takes whichever comes first), else alone
+                    with m.If(board_first & ~(gen.start_ready & ~filling)):
+                        m.next = "CAPTURE"
+                    with m.Else():
+                        m.next = "GENERATE"
                 with m.Elif(~terms.ready):
                     pass                    # the registered score is a cycle or two behind the board
                 with m.Elif(stand >= beta):
                     m.d.comb += self.score_read.eq(1)
                     count("cutoffs")
                     m.d.sync += ret.eq(beta)
-                    m.next = "RETURN"
+                    leave()
                 with m.Else():
                     m.d.comb += self.score_read.eq(1)
                     with m.If(stand > alpha):
                         m.d.sync += alpha.eq(stand)
                     with m.If(q == request.quiescence):
                         m.d.sync += ret.eq(Mux(stand > alpha, stand, alpha))
-                        m.next = "RETURN"
+                        leave()
                     with m.Else():
                         m.d.sync += [order.eq(Order.CAPTURES), only.eq(1)]
                         m.next = "CAPTURE"
@@ -537,6 +566,11 @@ class SearchEngine(wiring.Component):
                     count("first_move_cycles")
                 with m.If(ours & gen.done):
                     expanded()
+                with m.Elif(board_capture):
+                    # the board told the first capture before the generation: into the first word
+                    m.d.comb += self.check_read.eq(1)
+                    m.d.sync += [indices[ply].eq(1), early.eq(1)]
+                    m.next = "EARLY"
                 with m.Elif(ours & taken & (written == 0) & take_early & ~regen):
                     # below the root a first move says what the end would (the node has a move,
                     # and takes it): it is made now, the list finished beside the search
@@ -565,13 +599,15 @@ class SearchEngine(wiring.Component):
                 with m.If((own & (indices[ply] > written)) | (queued & (queued_ply == ply))):
                     pass                    # the list's next word, or its end, is not there yet
                 with m.Elif(lazies[ply]):
-                    # the first capture did not cut off: the node's captures (even when the search is
-                    # to stop: only makes wait for that, so an abort is a node limit's search)
-                    m.d.sync += [order.eq(Order.CAPTURES), only.eq(1), lazies[ply].eq(0), regen.eq(1)]
+                    # the first capture did not cut off: the node's list, its captures in quiescence
+                    # (even when the search is to stop: only makes wait for that, so an abort is a
+                    # node limit's search)
+                    m.d.sync += [order.eq(Mux(quiescent, Order.CAPTURES, Order.MVV_LVA)), only.eq(quiescent),
+                                 lazies[ply].eq(0), regen.eq(1)]
                     m.next = "GENERATE"
                 with m.Elif(~own & (indices[ply] == ends[ply])):       # (a filling list's end is not known)
                     m.d.sync += ret.eq(alpha)
-                    m.next = "RETURN"
+                    leave()
                 if filtered:
                     at_root = ply == 0
                     with m.Elif(at_root & (root_skip != 0)):      # another engine's move: passed by
