@@ -11,7 +11,7 @@ from ..sim.model.epd import bundled_suites, cpw_records, read_epd_files
 from ..sim.model.positions import random_boards
 from ..boards.synth import saved_report
 from ..boards.targets import TARGETS, get_target
-from ..sim.backends import get_search_backend, offer
+from ..sim.backends import DEFAULT_BACKEND, get_search_backend, offer
 from ..sim.cxxrtl import BackendUnavailable, CxxrtlBackend
 from ..sim.drivers.hwperft import HardwarePerft
 from ..sim.peers.gigantua import find_gigantua
@@ -361,14 +361,13 @@ def _bench_search(args):
     fits = report and not report.get("does_not_fit")
     fmax = report["fmax_mhz"] if fits else None
     engines = _engines_that_fit(report) if fits and split == 1 else None
-    # one engine on CXXRTL (the figures' first simulator); an array on Verilator, which builds it
-    # in a fraction of CXXRTL's time (the cycles are the same on both)
-    simulator = "cxxrtl" if split == 1 else "verilator"
+    # on Verilator, which builds the engine in a fraction of CXXRTL's time (the cycles are the same
+    # on both: tests/sim/test_verilator_backend.py); CXXRTL where it is missing
     why = offer("cxxrtl").missing()
     if why is not None:
         raise FlowError(f"bench search measures the compiled search engine: {why}")
     try:
-        engine = get_search_backend(simulator, core=args.core, log=log(args), engines=split)
+        engine = get_search_backend(DEFAULT_BACKEND, core=args.core, log=log(args), engines=split)
         engine.prepare()
     except BackendUnavailable as error:
         raise FlowError(str(error)) from None
