@@ -364,18 +364,18 @@ class SearchEngine(wiring.Component):
             with m.If(~quiescent):
                 with m.If(none):
                     m.d.sync += ret.eq(Mux(checked, mated, 0))
-                    leave()
+                    m.next = "RETURN"
                 with m.Else():
                     m.d.comb += proceed.eq(1)
             with m.Elif(checked):
                 with m.If(none):
                     m.d.sync += ret.eq(mated)
-                    leave()
+                    m.next = "RETURN"
                 with m.Elif(q == request.quiescence):
                     with m.If(terms.ready):     # (after a generation it is)
                         m.d.comb += self.score_read.eq(1)
                         m.d.sync += ret.eq(Mux(stand >= beta, beta, Mux(stand <= alpha, alpha, stand)))
-                        leave()
+                        m.next = "RETURN"
                     with m.Else():
                         m.next = "EXPANDED"
                 with m.Else():
@@ -386,7 +386,7 @@ class SearchEngine(wiring.Component):
                     # whole position tells (the same generation, again)
                     with m.If(~only):
                         m.d.sync += ret.eq(0)
-                        leave()
+                        m.next = "RETURN"
                     with m.Elif(~gen.king_step):
                         m.d.sync += [only.eq(0), again.eq(1)]
                         m.next = "GENERATE"
@@ -394,7 +394,7 @@ class SearchEngine(wiring.Component):
                         m.d.comb += proceed.eq(1)
                 else:
                     m.d.sync += ret.eq(0)
-                    leave()
+                    m.next = "RETURN"
             with m.Else():
                 m.d.comb += proceed.eq(1)
 
@@ -430,17 +430,20 @@ class SearchEngine(wiring.Component):
             with m.Else():
                 m.d.sync += [filling.eq(1), fill_ply.eq(ply), written.eq(0), found_hint.eq(0), early.eq(0)]
         # a full-width node below the root, not in check: its first capture may come from the board
-        board_first = Signal(1)
+        board_first, board_ready = Signal(1), Signal(1)
         m.d.comb += board_first.eq(~quiescent & ~checked & (ply != 0))
         # a first move taken before the end: below the root (its hint, its filter), unless the
         # node's answer is its stand pat (in check at the last quiescence ply) or the search stops
         take_early = Signal(1)
         m.d.comb += take_early.eq((ply != 0) & ~(quiescent & checked & (q == request.quiescence)) & ~stopping)
-        # in COLLECT, before the generation's first move: the board's first capture instead
-        # (outside the FSM: the collector's ready depends on its write)
+        # in COLLECT, before the generation's first move is written: the board's first capture
+        # instead, if the node was ``board_ready`` (``board_first`` in EXPAND). Outside the FSM and
+        # from registers only: it holds the collector's ready, which the ordering stage's read
+        # follows in the same cycle (a frame's depth through it into that read routed at 32.78 MHz);
+        # a stop is EARLY's to see, and a move of the generation held meanwhile is the same word's
         board_capture = Signal(1)
-        m.d.comb += board_capture.eq(collecting & ~queued & board_first & ~regen & settled & first_capture.found &
-                                     (written == 0) & ~moves.valid & ~gen.done & take_early)
+        m.d.comb += board_capture.eq(collecting & board_ready & ~queued & ~regen & settled & first_capture.found &
+                                     (written == 0) & ~gen.done)
         with m.If(board_capture):
             m.d.comb += capture_write.eq(1)
 
@@ -483,7 +486,7 @@ class SearchEngine(wiring.Component):
                 m.d.comb += repeated.eq(Cat((p < ply) & (keys[p] == key) for p in range(P)).any())
                 with m.If((ply != 0) & ((clocks[ply] >= 100) | repeated)):
                     m.d.sync += ret.eq(0)
-                    leave()
+                    m.next = "RETURN"
                 with m.Elif((ply != 0) & filter_.bit_select(key[:FILTER_BITS], 1)):
                     m.next = "HISTORY"
                 with m.Else():
@@ -494,11 +497,12 @@ class SearchEngine(wiring.Component):
                 m.d.sync += scanned.eq(scanned + 1)
                 with m.If((scanned != 0) & (history_read.data == keys[ply])):
                     m.d.sync += ret.eq(0)
-                    leave()
+                    m.next = "RETURN"
                 with m.Elif(scanned == request.history):
                     m.next = "EXPAND"
             with m.State("EXPAND"):         # stand pat, or a generation in the node's order
                 m.d.comb += self.check_read.eq(1)
+                m.d.sync += board_ready.eq(board_first)
                 with m.If(~quiescent | checked):
                     m.d.sync += [order.eq(Order.MVV_LVA), only.eq(0)]
                     # below the root a full-width node not in check heads its list with its first
