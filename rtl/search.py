@@ -24,8 +24,8 @@ generation, then its moves, each made (``MAKE``), searched and unmade (``RETURN`
 
 Overlaps keep the cycles down, none changing what is searched: the unmake runs on while the
 FSM scores the child (nothing reads the board until the next make, which waits for the applier), and
-a node whose value needs no move (stand pat, a draw, a mate or stalemate) unmakes in the cycle it
-knows it; below the root a node's first move is made as it arrives (``EARLY``: it is the first in the
+a node that stands pat, or whose list has ended while the applier is idle, unmakes in the cycle it
+knows its value; below the root a node's first move is made as it arrives (``EARLY``: it is the first in the
 ordering stage's order, and a move at all is what the generation's end would have said), while a
 collector finishes the list beside the search (the node's ``NEXT`` waits for its end); a
 generation may start while the list before it still fills (it is ``queued``, its moves behind
