@@ -31,7 +31,8 @@ collector finishes the list beside the search (the node's ``NEXT`` waits for its
 generation may start while the list before it still fills (it is ``queued``, its moves behind
 that list's), so its latency hides under that list's last moves; and a quiescence node not in check
 takes its first capture from the board (``CAPTURE``: :class:`~.capture.FirstCapture`, a few cycles
-after the board settles), its generation started beside it if the generator is idle, else only once
+after the board settles; made from its register, the list being the generation's alone), its
+generation started beside it if the generator is idle, else only once
 that capture has not cut off (the node is ``lazy`` until ``NEXT``). So does a full-width node below
 the root not in check: with its generation started at once (``COLLECT`` takes the board's capture if
 it comes before the generation's first move), or lazy as above when the generator is busy.
@@ -301,21 +302,24 @@ class SearchEngine(wiring.Component):
         only = Signal(1)            # the captures alone (a captures core)
         again = Signal(1)           # the node's generation again, whole: not counted twice
         regen = Signal(1)           # the generation of a node that took its first capture from the board
-        capture_write = Signal(1)   # that capture into its list (the collector held a cycle)
+        # the node's first move is the board's capture (``first_capture.move``, a register), made
+        # from there: never written to the list (its generation writes it there), so the collector
+        # and the list's write port are the generator's alone
+        from_board = Signal(1)
         moves = gen.moves
         hint = request.hint
         is_hint = (fill_ply == 0) & request.hint_valid & (moves.payload.frm == hint.frm) & \
             (moves.payload.to == hint.to) & (moves.payload.promotion == hint.promotion)
         m.d.comb += [
-            moves.ready.eq(~(queued & gen.done) & ~capture_write),
+            moves.ready.eq(~(queued & gen.done)),
             gen.order.eq(order), gen.all_moves.eq(0),
             *([gen.captures_only.eq(only)] if gen.captures else []),
-            lists.write_data.eq(Mux(capture_write, first_capture.move, moves.payload)),
-            applier.commands.payload.move.eq(lists.read_data),
+            lists.write_data.eq(moves.payload),
+            applier.commands.payload.move.eq(Mux(from_board, first_capture.move, lists.read_data)),
         ]
         list_slot = Signal(LIST_BITS)
         collecting = Signal(1)      # in COLLECT: the read address is the first move's, made at the end
-        m.d.comb += [lists.addr.eq(Mux(capture_write, Cat(Const(1, LIST_BITS), ply), Cat(list_slot, fill_ply))),
+        m.d.comb += [lists.addr.eq(Cat(list_slot, fill_ply)),
                      lists.read_addr.eq(Cat(Mux(collecting, ~found_hint, indices[ply][:LIST_BITS]), ply))]
         m.d.comb += list_slot.eq(Mux(is_hint, 0, written + 1))
 
@@ -402,9 +406,8 @@ class SearchEngine(wiring.Component):
         # the node took its first move early
         taken = Signal(1)
         m.d.comb += taken.eq(moves.valid & moves.ready)
-        with m.If(capture_write | (filling & taken)):
-            m.d.comb += lists.write.eq(1)
         with m.If(filling & taken):
+            m.d.comb += lists.write.eq(1)
             # the root's first move (the hint's if it comes): its answer until a move raises alpha
             # (a filtered engine's first root move is its first own one: taken in NEXT)
             if not filtered:
@@ -437,16 +440,21 @@ class SearchEngine(wiring.Component):
         take_early = Signal(1)
         m.d.comb += take_early.eq((ply != 0) & ~(quiescent & checked & (q == request.quiescence)) & ~stopping)
         # in COLLECT, before the generation's first move is written: the board's first capture
-        # instead, if the node was ``board_ready`` (``board_first`` in EXPAND). Chosen in one cycle
-        # (no move taken then) and written in the next (``board_capture``, a register): the write
-        # holds the collector's ready, which the ordering stage's read follows in the same cycle,
-        # and the choice's terms into that read placed the engine at 28.5 MHz against 36.4 without
-        # it. A stop is EARLY's to see; a move of the generation held meanwhile is the same word's
+        # instead, if the node was ``board_ready`` (``board_first`` in EXPAND), from registers only;
+        # a stop is EARLY's to see. (Written into the list, it held the collector's ready, which the
+        # ordering stage's read follows in the same cycle: the engine placed at 28.5 MHz against
+        # 34.3 without the choice)
         board_capture = Signal(1)
-        m.d.sync += board_capture.eq(collecting & board_ready & ~queued & ~regen & settled & first_capture.found &
-                                     (written == 0) & ~gen.done & ~taken & ~board_capture)
-        with m.If(board_capture):
-            m.d.comb += capture_write.eq(1)
+        m.d.comb += board_capture.eq(collecting & board_ready & ~queued & ~regen & settled & first_capture.found &
+                                     (written == 0) & ~gen.done)
+
+        def made_now():
+            """The board's capture is the node's first move: made next (no list word to read
+            first), unless the search is to stop (EARLY sees to that)."""
+            with m.If(stopping):
+                m.next = "EARLY"
+            with m.Else():
+                m.next = "MAKE"
 
         idle = Signal(1)
         with m.FSM(name="search"):
@@ -535,20 +543,19 @@ class SearchEngine(wiring.Component):
                 count("first_move_cycles")
                 with m.If(settled):
                     with m.If(first_capture.found):
-                        # into the list's first word, made from there (EARLY reads it). The node's
-                        # generation (counted now, as the model counts a node's, whenever it runs)
-                        # starts now if the generator is idle, the collector finishing the list
-                        # beside the search as for a move made early; else it waits until this move
-                        # has not cut off (NEXT)
+                        # made from the board's register (the list's first word is its
+                        # generation's). The node's generation (counted now, as the model counts a
+                        # node's, whenever it runs) starts now if the generator is idle, the
+                        # collector filling the list beside the search as for a move made early;
+                        # else it waits until this move has not cut off (NEXT)
                         count("generations")
-                        m.d.comb += capture_write.eq(1)
-                        m.d.sync += indices[ply].eq(1)
+                        m.d.sync += [indices[ply].eq(1), from_board.eq(1)]
                         with m.If(gen.start_ready & ~filling):
                             m.d.comb += [gen.start.eq(1), starting.eq(1)]
                             m.d.sync += early.eq(1)
                         with m.Else():
                             m.d.sync += lazies[ply].eq(1)
-                        m.next = "EARLY"
+                        made_now()
                     with m.Else():
                         m.next = "GENERATE"
             with m.State("GENERATE"):
@@ -572,10 +579,11 @@ class SearchEngine(wiring.Component):
                 with m.If(ours & gen.done):
                     expanded()
                 with m.Elif(board_capture):
-                    # the board told the first capture before the generation: into the first word
+                    # the board told the first capture before the generation: made from the board's
+                    # register (the generation writes the same move into the list's first word)
                     m.d.comb += self.check_read.eq(1)
-                    m.d.sync += [indices[ply].eq(1), early.eq(1)]
-                    m.next = "EARLY"
+                    m.d.sync += [indices[ply].eq(1), early.eq(1), from_board.eq(1)]
+                    made_now()
                 with m.Elif(ours & taken & (written == 0) & take_early & ~regen):
                     # below the root a first move says what the end would (the node has a move,
                     # and takes it): it is made now, the list finished beside the search
@@ -590,9 +598,10 @@ class SearchEngine(wiring.Component):
             with m.State("EARLY"):          # the first move's word (written the cycle before) is read now
                 count("generate_cycles")
                 with m.If(stopping & lazies[ply]):      # (a first capture's node has no list to wait for)
-                    m.d.sync += aborted.eq(1)
+                    m.d.sync += [aborted.eq(1), from_board.eq(0)]
                     m.next = "UNWIND"
                 with m.Elif(stopping):
+                    m.d.sync += from_board.eq(0)
                     m.next = "NEXT"
                 with m.Else():
                     m.next = "MAKE"
@@ -634,9 +643,10 @@ class SearchEngine(wiring.Component):
                     m.next = "NEXT"
             with m.State("MAKE"):
                 count("apply_cycles")
-                move = lists.read_data
+                move = applier.commands.payload.move
                 m.d.comb += [applier.commands.valid.eq(1), applier.commands.payload.unmake.eq(0)]
                 with m.If(applier.commands.ready):
+                    m.d.sync += from_board.eq(0)
                     pawn = gen.planes[0].bit_select(move.frm, 1) & ~gen.planes[1].bit_select(move.frm, 1) & \
                         ~gen.planes[2].bit_select(move.frm, 1)
                     below = ply + 1
