@@ -436,9 +436,11 @@ class SearchEngine(wiring.Component):
         board_first, board_ready = Signal(1), Signal(1)
         m.d.comb += board_first.eq(~quiescent & ~checked & (ply != 0))
         # a first move taken before the end: below the root (its hint, its filter), unless the
-        # node's answer is its stand pat (in check at the last quiescence ply) or the search stops
+        # node's answer is its stand pat (in check at the last quiescence ply). Whether the search
+        # is to stop is EARLY's to see, as for every make: decided here, an abort that came in the
+        # cycle the first move did took a walk other than a node limit's (2 cycles more)
         take_early = Signal(1)
-        m.d.comb += take_early.eq((ply != 0) & ~(quiescent & checked & (q == request.quiescence)) & ~stopping)
+        m.d.comb += take_early.eq((ply != 0) & ~(quiescent & checked & (q == request.quiescence)))
         # in COLLECT, before the generation's first move is written: the board's first capture
         # instead, if the node was ``board_ready`` (``board_first`` in EXPAND), from registers only;
         # a stop is EARLY's to see. (Written into the list, it held the collector's ready, which the
