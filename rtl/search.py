@@ -443,9 +443,8 @@ class SearchEngine(wiring.Component):
         m.d.comb += take_early.eq((ply != 0) & ~(quiescent & checked & (q == request.quiescence)))
         # in COLLECT, before the generation's first move is written: the board's first capture
         # instead, if the node was ``board_ready`` (``board_first`` in EXPAND), from registers only;
-        # a stop is EARLY's to see. (Written into the list, it held the collector's ready, which the
-        # ordering stage's read follows in the same cycle: the engine placed at 28.5 MHz against
-        # 34.3 without the choice)
+        # a stop is EARLY's to see. (Made from the board's register, not written into the list: there
+        # it held the collector's ready, which the ordering stage's read follows in the same cycle)
         board_capture = Signal(1)
         m.d.comb += board_capture.eq(collecting & board_ready & ~queued & ~regen & settled & first_capture.found &
                                      (written == 0) & ~gen.done)
