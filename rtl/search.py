@@ -243,7 +243,22 @@ class SearchEngine(wiring.Component):
         # the node took its first capture from the board: its list is not generated yet
         lazies = frames(1, "lazy")
         alpha, beta, depth, q = alphas[ply], betas[ply], depths[ply], qs[ply]
-        quiescent = depth == 0
+        # the current frame's flags, registered: set wherever `ply` changes (``enter_frame``), so the
+        # FSM's conditions read no frame through `ply`'s multiplexers (depth[ply] == 0 into the next
+        # state was the engine's critical path); for tests, ``frame_agrees`` says they match the frame
+        quiescent = Signal(1, name="quiescent")         # depth == 0
+        last_q = Signal(1, name="last_q")               # q == request.quiescence
+        at_root = Signal(1, name="at_root")             # ply == 0
+        self.frame_agrees = Signal(1, name="frame_agrees")
+
+        def enter_frame(new_ply, new_depth_zero, new_last_q):
+            m.d.sync += [ply.eq(new_ply), quiescent.eq(new_depth_zero), last_q.eq(new_last_q),
+                         at_root.eq(new_ply == 0)]
+
+        def pop_frame():
+            """`ply` back to the parent's frame, its flags read from its registers."""
+            up = (ply - 1)[:len(ply)]
+            enter_frame(up, depths[up] == 0, qs[up] == request.quiescence)
 
         # ---- the principal variation: row p, column k at Cat(k, p)
         column_bits = (P - 1).bit_length()
@@ -336,16 +351,19 @@ class SearchEngine(wiring.Component):
             m.d.comb += self.best_root.eq(best_root)
 
         # an abort asked, or the node limit reached: no more makes
-        stopping = Signal(1)
+        # (the limit's comparison registered: `nodes` changes in MAKE, and nothing reads `stopping`
+        # before the child's EXPAND, three cycles on; its 48-bit carry chain fed the next state)
+        stopping, reached = Signal(1), Signal(1)
         limit = request.node_limit
-        m.d.comb += stopping.eq(abort_asked | ((limit != 0) & (counters.nodes >= limit)))
+        m.d.sync += reached.eq((limit != 0) & (counters.nodes >= limit))
+        m.d.comb += stopping.eq(abort_asked | reached)
 
         def leave():
             """The node's value is known (``ret``, set beside): below the root its unmake goes now, as
             RETURN's would a cycle later, and SCORE follows; RETURN if the applier is busy."""
-            m.d.comb += [applier.commands.valid.eq(ply != 0), applier.commands.payload.unmake.eq(1)]
-            with m.If((ply != 0) & applier.commands.ready):
-                m.d.sync += ply.eq(ply - 1)
+            m.d.comb += [applier.commands.valid.eq(~at_root), applier.commands.payload.unmake.eq(1)]
+            with m.If(~at_root & applier.commands.ready):
+                pop_frame()
                 m.next = "SCORE"
             with m.Else():
                 m.next = "RETURN"
@@ -361,7 +379,7 @@ class SearchEngine(wiring.Component):
             none = ~found_hint & (written == 0)
             proceed = Signal(1)
             with m.If(proceed):
-                with m.If((ply == 0) | stopping | none | regen):
+                with m.If(at_root | stopping | none | regen):
                     m.next = "NEXT"
                 with m.Else():
                     m.next = "MAKE"
@@ -375,7 +393,7 @@ class SearchEngine(wiring.Component):
                 with m.If(none):
                     m.d.sync += ret.eq(mated)
                     m.next = "RETURN"
-                with m.Elif(q == request.quiescence):
+                with m.Elif(last_q):
                     with m.If(terms.ready):     # (after a generation it is)
                         m.d.comb += self.score_read.eq(1)
                         m.d.sync += ret.eq(Mux(stand >= beta, beta, Mux(stand <= alpha, alpha, stand)))
@@ -434,13 +452,13 @@ class SearchEngine(wiring.Component):
                 m.d.sync += [filling.eq(1), fill_ply.eq(ply), written.eq(0), found_hint.eq(0), early.eq(0)]
         # a full-width node below the root, not in check: its first capture may come from the board
         board_first, board_ready = Signal(1), Signal(1)
-        m.d.comb += board_first.eq(~quiescent & ~checked & (ply != 0))
+        m.d.comb += board_first.eq(~quiescent & ~checked & ~at_root)
         # a first move taken before the end: below the root (its hint, its filter), unless the
         # node's answer is its stand pat (in check at the last quiescence ply). Whether the search
         # is to stop is EARLY's to see, as for every make: decided here, an abort that came in the
         # cycle the first move did took a walk other than a node limit's (2 cycles more)
         take_early = Signal(1)
-        m.d.comb += take_early.eq((ply != 0) & ~(quiescent & checked & (q == request.quiescence)))
+        m.d.comb += take_early.eq(~at_root & ~(quiescent & checked & last_q))
         # in COLLECT, before the generation's first move is written: the board's first capture
         # instead, if the node was ``board_ready`` (``board_first`` in EXPAND), from registers only;
         # a stop is EARLY's to see. (Made from the board's register, not written into the list: there
@@ -462,7 +480,8 @@ class SearchEngine(wiring.Component):
             with m.State("IDLE"):
                 m.d.comb += idle.eq(1)
                 with m.If(self.start):
-                    m.d.sync += [request.eq(self.request), ply.eq(0), counters.eq(0), counters.cycles.eq(1),
+                    enter_frame(0, 0, self.request.quiescence == 0)     # (the root's depth is 1 or more)
+                    m.d.sync += [request.eq(self.request), counters.eq(0), counters.cycles.eq(1),
                                  counters.nodes.eq(1), aborted.eq(0), abort_asked.eq(0),
                                  best_valid.eq(0), filter_.eq(0), scanned.eq(0),
                                  alphas[0].eq(self.request.alpha), betas[0].eq(self.request.beta),
@@ -494,10 +513,10 @@ class SearchEngine(wiring.Component):
                     count("qnodes")
                 repeated = Signal(1)
                 m.d.comb += repeated.eq(Cat((p < ply) & (keys[p] == key) for p in range(P)).any())
-                with m.If((ply != 0) & ((clocks[ply] >= 100) | repeated)):
+                with m.If(~at_root & ((clocks[ply] >= 100) | repeated)):
                     m.d.sync += ret.eq(0)
                     m.next = "RETURN"
-                with m.Elif((ply != 0) & filter_.bit_select(key[:FILTER_BITS], 1)):
+                with m.Elif(~at_root & filter_.bit_select(key[:FILTER_BITS], 1)):
                     m.next = "HISTORY"
                 with m.Else():
                     m.next = "EXPAND"
@@ -533,7 +552,7 @@ class SearchEngine(wiring.Component):
                     m.d.comb += self.score_read.eq(1)
                     with m.If(stand > alpha):
                         m.d.sync += alpha.eq(stand)
-                    with m.If(q == request.quiescence):
+                    with m.If(last_q):
                         m.d.sync += ret.eq(Mux(stand > alpha, stand, alpha))
                         leave()
                     with m.Else():
@@ -624,7 +643,6 @@ class SearchEngine(wiring.Component):
                     m.d.sync += ret.eq(alpha)
                     leave()
                 if filtered:
-                    at_root = ply == 0
                     with m.Elif(at_root & (root_skip != 0)):      # another engine's move: passed by
                         m.d.sync += [indices[0].eq(indices[0] + 1), root_skip.eq(root_skip - 1),
                                      root_index.eq(root_index + 1)]
@@ -652,7 +670,7 @@ class SearchEngine(wiring.Component):
                         ~gen.planes[2].bit_select(move.frm, 1)
                     below = ply + 1
                     m.d.sync += [
-                        made[ply].eq(move), indices[ply].eq(indices[ply] + 1), ply.eq(below),
+                        made[ply].eq(move), indices[ply].eq(indices[ply] + 1),
                         counters.nodes.eq(counters.nodes + 1),
                         alphas[below].eq(-beta), betas[below].eq(-alpha),
                         depths[below].eq(Mux(quiescent, 0, depth - 1)),
@@ -663,8 +681,10 @@ class SearchEngine(wiring.Component):
                         resets_clock.eq(move.capture | pawn),
                         next_clock.eq(Mux(clocks[ply] >= 100, 100, clocks[ply] + 1)),
                     ]
+                    enter_frame(below, quiescent | (depth == 1),
+                                Mux(quiescent, q + 1 == request.quiescence, request.quiescence == 0))
                     if filtered:
-                        with m.If(ply == 0):
+                        with m.If(at_root):
                             m.d.sync += [root_skip.eq(root.stride - 1), root_taken.eq(root_taken + 1),
                                          root_index.eq(root_index + 1)]
                     m.next = "MAKING"
@@ -679,14 +699,14 @@ class SearchEngine(wiring.Component):
                 applier writes (what follows reads no board until its next make, which waits for
                 the applier); at the root, once the board is the root's again: FINISH."""
                 with m.State(state):
-                    with m.If(ply == 0):
+                    with m.If(at_root):
                         with m.If(~applier.busy & ~filling):
                             m.next = "FINISH"
                     with m.Else():
                         count("apply_cycles")
                         m.d.comb += [applier.commands.valid.eq(1), applier.commands.payload.unmake.eq(1)]
                         with m.If(applier.commands.ready):
-                            m.d.sync += ply.eq(ply - 1)
+                            pop_frame()
                             m.next = then
 
             unmake("RETURN", "SCORE")       # `ret` is the node's value: back to its parent
@@ -697,7 +717,7 @@ class SearchEngine(wiring.Component):
                     m.next = "RETURN"
                 with m.Elif(child > alpha):
                     m.d.sync += [alpha.eq(child), column.eq(0)]
-                    with m.If(ply == 0):
+                    with m.If(at_root):
                         m.d.sync += best.eq(made[0])
                         if filtered:
                             m.d.sync += best_root.eq(root_index - 1)
@@ -733,6 +753,8 @@ class SearchEngine(wiring.Component):
         m.d.comb += self.busy.eq(~idle)
         with m.If(~idle):
             count("cycles")
+        m.d.comb += self.frame_agrees.eq(idle | ((quiescent == (depth == 0)) &
+                                                 (last_q == (q == request.quiescence)) & (at_root == (ply == 0))))
         return m
 
 

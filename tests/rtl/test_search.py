@@ -31,13 +31,14 @@ def engine(core="fast", engines=1):
 def fresh_scores(dut, reads):
     """A monitor: in every cycle the engine acts on the stand-pat score, that score is the taper of
     the terms as they stand (not a registered score a make or unmake behind), and in every cycle it
-    acts on its registered check flag or key, they are the board's as it stands; ``reads`` counts the
-    scores read."""
+    acts on its registered check flag or key, they are the board's as it stands; in every cycle its
+    registered frame flags are its frame's; ``reads`` counts the scores read."""
     def watch(ctx):
         if ctx.get(dut.check_read):
             assert ctx.get(dut.checked) == ctx.get(dut.in_check.check)
         if ctx.get(dut.key_read):
             assert ctx.get(dut.key) == ctx.get(dut.terms.key)
+        assert ctx.get(dut.frame_agrees), "the registered frame flags differ from the frame"
         if ctx.get(dut.score_read):
             white = taper(ctx.get(dut.terms.mg), ctx.get(dut.terms.eg), ctx.get(dut.terms.phase))
             assert ctx.get(dut.terms.score) == (white if ctx.get(dut.generator.board_state.white_to_move) else -white)
