@@ -458,7 +458,7 @@ def _board_faults(args, board_config, records, timeout, retries):
     if args.json:
         for kind, row in kinds.items():
             print(json.dumps({"kind": kind, **row}))
-        print(json.dumps({"kind": "total", **report["totals"], "clean": report["clean"],
+        print(json.dumps({"kind": "total", **report["totals"], "clean": report["clean"], "losses": report["losses"],
                           "requests": report["requests"], "retries": report["retries"],
                           "retry_causes": report["retry_causes"], "board": report["board"],
                           "seconds": report["seconds"]}))
@@ -479,6 +479,9 @@ def _board_faults(args, board_config, records, timeout, retries):
               f" {report['requests']:,} requests, {report['retries']:,} retries ({causes['line_errors']:,} error"
               f" replies, {causes['timeouts']:,} timeouts, {causes['bad_replies']:,} damaged replies); "
               f"{report['seconds']} s")
+        for loss in report["losses"]:
+            after = f"the {loss['kind']} fault" if loss["kind"] else "the clean request after fault"
+            print(f"# lost: {loss['request']}, {after} {loss['fault']:,}: {loss['error']}")
     failed = report["totals"]["lost"] + report["totals"]["wrong"] + report["clean"]["lost"] + report["clean"]["wrong"]
     return 1 if failed else 0
 

@@ -124,6 +124,20 @@ def test_every_fault_kind_is_survived(capsys):
     assert code == 0
 
 
+def test_a_request_given_up_on_is_listed_with_its_error(capsys):
+    # no retries: a damaged request is given up on at once, and each is listed with the fault on it
+    faults = len(FAULT_KINDS)
+    code = main(["board", "--sim-pty", "--faults", str(faults), "--retries", "0", "--legal", "--json"])
+    out, err = capsys.readouterr()
+    total = json.loads(out.splitlines()[-1])
+    losses = total["losses"]
+    assert losses and len(losses) == total["lost"] + total["clean"]["lost"], total
+    assert {loss["kind"] for loss in losses} - {None} <= set(FAULT_KINDS)
+    assert all(1 <= loss["fault"] <= faults and loss["error"] and
+               (loss["request"] == "PING" or loss["request"].startswith("GENERATE of position ")) for loss in losses)
+    assert total["wrong"] == 0 and code == 1
+
+
 def test_bad_fault_options_are_one_line(capsys):
     for argv, message in ((["--sim", "--faults", "3"], "--faults needs --sim-pty"),
                           (["--sim-pty", "--faults", "0"], "--faults"),
