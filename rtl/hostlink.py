@@ -77,6 +77,7 @@ class FrameReceiver(wiring.Component):
         req_type, req_length = Signal(8, name="req_type"), Signal(8, name="req_length")
         index = Signal(range(MAX_REQUEST))
         junk = Signal(1)
+        old = Signal(1)         # a GENERATE of version 2's length, judged once its checksum holds
         discard_code = Signal(8)
         raise_error, raise_code = Signal(1), Signal(8)
         known, expected = Signal(1), Signal(8)
@@ -135,9 +136,12 @@ class FrameReceiver(wiring.Component):
             with m.State("LENGTH"):
                 with m.If(got):
                     m.d.comb += crc.valid.eq(1)
-                    m.d.sync += [req_length.eq(byte), index.eq(0)]
+                    m.d.sync += [req_length.eq(byte), index.eq(0), old.eq(0)]
+                    # a damaged length can look like version 2's: read the frame, and say OLD_VERSION
+                    # only if its checksum holds (else BAD_CHECKSUM, which the host retries)
                     with m.If((req_type == FrameType.GENERATE) & (byte == OLD_GENERATE_LENGTH)):
-                        fail(ErrorCode.OLD_VERSION)     # never read a version-2 request as ours
+                        m.d.sync += old.eq(1)
+                        m.next = "PAYLOAD"
                     with m.Elif(byte != expected):
                         fail(ErrorCode.BAD_LENGTH)
                     with m.Elif(byte == 0):
@@ -157,7 +161,9 @@ class FrameReceiver(wiring.Component):
                     fail(ErrorCode.TRUNCATED, discard=False)
             with m.State("CHECK"):
                 with m.If(got):
-                    with m.If(byte == crc.crc):
+                    with m.If((byte == crc.crc) & old):
+                        fail(ErrorCode.OLD_VERSION)     # never read a version-2 request as ours
+                    with m.Elif(byte == crc.crc):
                         m.d.sync += [self.requests.valid.eq(1), self.requests.payload.eq(req_type)]
                         m.next = "HUNT"
                     with m.Else():

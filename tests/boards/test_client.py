@@ -7,7 +7,7 @@ import pytest
 
 from hwmovegen.boards.client import DeviceError, HostClient, SimulatedDevBoard, Transport
 from hwmovegen.cli import main
-from hwmovegen.rtl.protocol import (PROTOCOL_VERSION, ErrorCode, FrameDecoder, FrameType, crc8, frame,
+from hwmovegen.rtl.protocol import (OLD_GENERATE_LENGTH, PROTOCOL_VERSION, ErrorCode, FrameDecoder, FrameType, crc8, frame,
                                     generate_payload, perft_payload)
 from hwmovegen.sim.model import Position, cycle_bound, generate, work
 from hwmovegen.sim.harness.wire import position_bytes
@@ -46,6 +46,11 @@ def test_generate_over_the_uart_matches_the_model(link, fen):
     assert_generates(link[1], fen)
 
 
+def _with_byte(request, index, value):
+    """``request`` with its byte at ``index`` replaced: a fault on the line."""
+    return request[:index] + bytes([value]) + request[index + 1:]
+
+
 @pytest.mark.parametrize("garbage, code", [
     (b"\x00\x13hello", ErrorCode.JUNK),
     (frame(FrameType.PING)[:3], ErrorCode.TRUNCATED),
@@ -53,6 +58,9 @@ def test_generate_over_the_uart_matches_the_model(link, fen):
      ErrorCode.TRUNCATED),
     # a version-2 host: the image without the flags byte
     (frame(FrameType.GENERATE, position_bytes(Position.from_fen(chess.STARTING_FEN))), ErrorCode.OLD_VERSION),
+    # a GENERATE whose length byte lost a bit on the line looks like version 2's: damaged, retried
+    (_with_byte(frame(FrameType.GENERATE, generate_payload(position_bytes(Position.from_fen(chess.STARTING_FEN)))),
+                2, OLD_GENERATE_LENGTH), ErrorCode.BAD_CHECKSUM),
     # legal moves asked of a bitstream without the legality stage
     (frame(FrameType.GENERATE, generate_payload(position_bytes(Position.from_fen(KIWIPETE)), legal=True)),
      ErrorCode.NO_LEGALITY),

@@ -73,6 +73,10 @@ def test_requests_are_checked_and_buffered():
     (bytes([0xA5, 0x02, 0x05, 1, 2, 3, 4, 5, 0]), ErrorCode.BAD_LENGTH),
     (PING[:-1] + bytes([PING[-1] ^ 0x5A]), ErrorCode.BAD_CHECKSUM),
     (frame(FrameType.GENERATE, bytes(OLD_GENERATE_LENGTH)), ErrorCode.OLD_VERSION),    # version 2
+    # a GENERATE whose length byte a bit error made version 2's: damaged, not old
+    (GENERATE[:2] + bytes([OLD_GENERATE_LENGTH]) + GENERATE[3:], ErrorCode.BAD_CHECKSUM),
+    # a version-2 GENERATE with a bad checksum is damaged too
+    (frame(FrameType.GENERATE, bytes(OLD_GENERATE_LENGTH))[:-1] + b"\x00", ErrorCode.BAD_CHECKSUM),
     (GENERATE[:10] + bytes([GENERATE[10] ^ 0x40]) + GENERATE[11:], ErrorCode.BAD_CHECKSUM),
 ])
 def test_every_error_is_reported_and_the_next_request_served(garbage, code):
