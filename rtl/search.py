@@ -11,11 +11,11 @@ keeps the evaluation and the Polyglot key on every square the applier writes, an
 :class:`~.evaluate.InCheck` tells a check from the planes, so that a quiescence node stands pat
 on the spot, without a generation.
 
-The walk is one FSM over an explicit stack: per ply the window (alpha, beta), the depth left (0:
-a quiescence node, with its quiescence ply ``q``), the move list's cursor and end, the move made
-from it, the halfmove clock and the key (for repetitions along the path). The principal variation
-is a triangular table in a memory: row ``p`` is the line from ply ``p``, copied from row ``p + 1``
-behind the move that raised alpha, a word a cycle.
+The walk is one FSM over an explicit stack: per ply the window (alpha, beta; the current ply's in
+registers), the depth left (0: a quiescence node, with its quiescence ply ``q``), the move list's
+cursor and end, the move made from it, the halfmove clock and the key (for repetitions along the
+path). The principal variation is a triangular table in a memory: row ``p`` is the line from ply
+``p``, copied from row ``p + 1`` behind the move that raised alpha, a word a cycle.
 
 A node is entered (``ENTER``) with the board already its own: the draw rules first (ply > 0: the
 halfmove clock, the path's keys in parallel, the request's history keys through a filter of 1024
@@ -242,7 +242,11 @@ class SearchEngine(wiring.Component):
         made = frames(Move, "made")
         # the node took its first capture from the board: its list is not generated yet
         lazies = frames(1, "lazy")
-        alpha, beta, depth, q = alphas[ply], betas[ply], depths[ply], qs[ply]
+        depth, q = depths[ply], qs[ply]
+        # the current frame's window, in registers: the stack keeps an ancestor's, saved in MAKE and
+        # restored on its unmake (through `ply`'s multiplexers into the comparisons of SCORE and
+        # EXPAND, the frame's window was the engine's critical path)
+        alpha, beta = Signal(Score, name="frame_alpha"), Signal(Score, name="frame_beta")
         # the current frame's flags, registered: set wherever `ply` changes (``enter_frame``), so the
         # FSM's conditions read no frame through `ply`'s multiplexers (depth[ply] == 0 into the next
         # state was the engine's critical path); for tests, ``frame_agrees`` says they match the frame
@@ -251,14 +255,14 @@ class SearchEngine(wiring.Component):
         at_root = Signal(1, name="at_root")             # ply == 0
         self.frame_agrees = Signal(1, name="frame_agrees")
 
-        def enter_frame(new_ply, new_depth_zero, new_last_q):
+        def enter_frame(new_ply, new_depth_zero, new_last_q, new_alpha, new_beta):
             m.d.sync += [ply.eq(new_ply), quiescent.eq(new_depth_zero), last_q.eq(new_last_q),
-                         at_root.eq(new_ply == 0)]
+                         at_root.eq(new_ply == 0), alpha.eq(new_alpha), beta.eq(new_beta)]
 
         def pop_frame():
-            """`ply` back to the parent's frame, its flags read from its registers."""
+            """`ply` back to the parent's frame, its flags and window read from its registers."""
             up = (ply - 1)[:len(ply)]
-            enter_frame(up, depths[up] == 0, qs[up] == request.quiescence)
+            enter_frame(up, depths[up] == 0, qs[up] == request.quiescence, alphas[up], betas[up])
 
         # ---- the principal variation: row p, column k at Cat(k, p)
         column_bits = (P - 1).bit_length()
@@ -480,11 +484,11 @@ class SearchEngine(wiring.Component):
             with m.State("IDLE"):
                 m.d.comb += idle.eq(1)
                 with m.If(self.start):
-                    enter_frame(0, 0, self.request.quiescence == 0)     # (the root's depth is 1 or more)
+                    # (the root's depth is 1 or more)
+                    enter_frame(0, 0, self.request.quiescence == 0, self.request.alpha, self.request.beta)
                     m.d.sync += [request.eq(self.request), counters.eq(0), counters.cycles.eq(1),
                                  counters.nodes.eq(1), aborted.eq(0), abort_asked.eq(0),
                                  best_valid.eq(0), filter_.eq(0), scanned.eq(0),
-                                 alphas[0].eq(self.request.alpha), betas[0].eq(self.request.beta),
                                  depths[0].eq(self.request.depth), qs[0].eq(0),
                                  clocks[0].eq(Mux(self.request.halfmove_clock > 100, 100,
                                                   self.request.halfmove_clock))]
@@ -672,7 +676,7 @@ class SearchEngine(wiring.Component):
                     m.d.sync += [
                         made[ply].eq(move), indices[ply].eq(indices[ply] + 1),
                         counters.nodes.eq(counters.nodes + 1),
-                        alphas[below].eq(-beta), betas[below].eq(-alpha),
+                        alphas[ply].eq(alpha), betas[ply].eq(beta),     # the parent's, kept
                         depths[below].eq(Mux(quiescent, 0, depth - 1)),
                         qs[below].eq(Mux(quiescent, q + 1, 0)),
                         # the child's halfmove clock, written in MAKING: from the list's block RAM
@@ -682,7 +686,7 @@ class SearchEngine(wiring.Component):
                         next_clock.eq(Mux(clocks[ply] >= 100, 100, clocks[ply] + 1)),
                     ]
                     enter_frame(below, quiescent | (depth == 1),
-                                Mux(quiescent, q + 1 == request.quiescence, request.quiescence == 0))
+                                Mux(quiescent, q + 1 == request.quiescence, request.quiescence == 0), -beta, -alpha)
                     if filtered:
                         with m.If(at_root):
                             m.d.sync += [root_skip.eq(root.stride - 1), root_taken.eq(root_taken + 1),
@@ -738,7 +742,7 @@ class SearchEngine(wiring.Component):
             unmake("UNWIND", "UNWIND")      # aborted: every move unmade, back to the root
 
             with m.State("FINISH"):
-                score = Mux(aborted, alphas[0], ret)
+                score = Mux(aborted, alpha, ret)       # (the root's frame)
                 m.d.sync += [
                     result.best.eq(best), result.best_valid.eq(best_valid),
                     result.score.eq(score), result.aborted.eq(aborted),
