@@ -39,8 +39,9 @@ Errors (FPGA to host), ``ERROR`` (0xEE) with one code byte:
   the line has been idle for the idle timeout.
 * ``TRUNCATED``: a frame stopped for longer than the idle timeout.
 * ``JUNK``: bytes outside any frame, reported once the line has been idle.
-* ``OLD_VERSION``: a GENERATE of the length version 2 used (no flags byte): the
-  host speaks an older protocol. Nothing is generated.
+* ``OLD_VERSION``: a GENERATE of the length version 2 used (no flags byte) whose checksum
+  holds: the host speaks an older protocol. Nothing is generated. (With a bad checksum it is
+  ``BAD_CHECKSUM``: a length byte damaged on the line, for the host to send again.)
 * ``NO_LEGALITY``: a GENERATE asked for legal moves of a bitstream built
   without the legality stage. Nothing is generated.
 * ``NO_PERFT``: a PERFT to a bitstream without a perft array.
