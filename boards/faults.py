@@ -5,8 +5,8 @@ Each fault rides on one request (a PING, or a GENERATE of one of the positions):
 client retries as :class:`~.client.HostClient` says, and the answer it finally reports is
 compared with the golden model. A fault *survived* when its request's answer came back correct;
 a request the client gave up on is *lost* (reported, never silent, with the client's last
-error); a *wrong* answer is one reported that the model contradicts. Between faults, clean requests check that the board has
-resynchronised.
+error); a *wrong* answer is one reported that the model contradicts. Between faults, clean
+requests check that the board has resynchronised.
 """
 
 import random
