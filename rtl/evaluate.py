@@ -3,15 +3,14 @@ the Polyglot key, and whether the side to move is in check.
 
 :class:`PositionTerms` watches the board's edit port (the applier's make and unmake write one
 square a cycle): in the cycle a square is written it reads the code leaving it (from the planes)
-and the code arriving and looks both up in ROM: the Polyglot piece key
-(:func:`hwmovegen.tables.zobrist.piece_key`), whose sum changes at the same clock edge as the
-board, and PeSTO's terms (:func:`hwmovegen.tables.eval.piece_terms`: the endgame value and table
-entry, the middlegame's less the endgame's, the phase weight), read from block RAM at that edge
-and added up at the next. After a load, ``scan`` adds the 64 squares up once, a square a cycle.
-The key's state part (side to move, castling rights, the en-passant file when Polyglot hashes it)
-is logic on those registers and the state; the tapered score is registered from the sums, with
-``ready`` to say when it belongs to the board: two cycles after its last edit, so that a leaf
-costs no cycle of evaluation.
+and the code arriving, looks both up in ROM (PeSTO's value and table entry, middlegame and
+endgame, the phase weight, :func:`hwmovegen.tables.eval.piece_terms`; the Polyglot piece key,
+:func:`hwmovegen.tables.zobrist.piece_key`) and updates its sums at the same clock edge as the
+board, so that the terms always belong to the board as it stands and a leaf costs no cycle of
+evaluation. After a load, ``scan`` adds the 64 squares up once, a square a cycle. The key's
+state part (side to move, castling rights, the en-passant file when Polyglot hashes it) is logic
+on those registers and the state; the tapered score is registered from them over two cycles, with
+``ready`` to say when it belongs to the board.
 
 :class:`InCheck` tells whether the side to move's king is attacked, from the planes alone
 (the rays from the king to the first piece, the knight and pawn squares around it), so that a
@@ -41,11 +40,9 @@ _N, _NE, _E, _SE, _S, _SW, _W, _NW = range(8)
 
 
 class PieceTerms(data.Struct):
-    """What a piece code on a square adds to the evaluation's sums (white positive): the endgame
-    term and the middlegame's less it (the taper multiplies that difference: no subtraction
-    between the sums and the multiply)."""
+    """What a piece code on a square adds to the evaluation's sums (white positive)."""
+    mg: signed(TERM_BITS)
     eg: signed(TERM_BITS)
-    diff: signed(TERM_BITS)
     phase: 3
 
 
@@ -59,7 +56,7 @@ def terms_rom():
     for code in range(16):
         for square in range(64):
             mg, eg, phase = piece_terms(code, square) if code & 7 in range(1, 7) else (0, 0, 0)
-            words.append({"eg": eg, "diff": mg - eg, "phase": phase})
+            words.append({"mg": mg, "eg": eg, "phase": phase})
     return words
 
 
@@ -115,12 +112,7 @@ class PositionTerms(wiring.Component):
         view = BoardView(self.planes, self.state)
         m.submodules.terms = terms = Memory(shape=PieceTerms, depth=1024, init=terms_rom())
         m.submodules.keys = keys = Memory(shape=64, depth=1024, init=keys_rom())
-        # the terms' ports synchronous (block RAM): their data comes a cycle after the edit, and the
-        # sums take it then (looked up and added in the edit's cycle, from the applier's move
-        # through the square's code and the ROM into the endgame sum, they were the search engine's
-        # critical path); the key's stay combinational (ENTER reads the key a cycle after the board)
-        leaving_terms = terms.read_port(transparent_for=())
-        arriving_terms = terms.read_port(transparent_for=())
+        leaving_terms, arriving_terms = terms.read_port(domain="comb"), terms.read_port(domain="comb")
         leaving_key, arriving_key = keys.read_port(domain="comb"), keys.read_port(domain="comb")
 
         # an edit replaces the code on its square; a scan step adds a square's code to empty sums
@@ -134,30 +126,21 @@ class PositionTerms(wiring.Component):
                          leaving.eq(view.code_at(self.edit.square)), arriving.eq(self.edit.code)]
         m.d.comb += [leaving_terms.addr.eq(Cat(where, leaving)), arriving_terms.addr.eq(Cat(where, arriving)),
                      leaving_key.addr.eq(Cat(where, leaving)), arriving_key.addr.eq(Cat(where, arriving))]
-        looked_up = Signal(1)       # the terms' ports hold a change's words
-        m.d.sync += looked_up.eq(changing & ~self.scan)
 
-        eg, diff = Signal(signed(TERM_BITS)), Signal(signed(TERM_BITS + 1))
+        mg, eg = Signal(signed(TERM_BITS)), Signal(signed(TERM_BITS))
         weights = Signal(range(2 * 64 * 4 + 1))     # uncapped: promotions may pass 24
-        new_weights = Signal.like(weights)
         pieces_key = Signal(64)
         with m.If(self.scan):
-            m.d.sync += [scanning.eq(1), square.eq(0), pieces_key.eq(0)]
+            m.d.sync += [scanning.eq(1), square.eq(0), mg.eq(0), eg.eq(0), weights.eq(0), pieces_key.eq(0)]
         with m.Elif(changing):
-            m.d.sync += pieces_key.eq(pieces_key ^ leaving_key.data ^ arriving_key.data)
+            new, old = arriving_terms.data, leaving_terms.data
+            m.d.sync += [mg.eq(mg + new.mg - old.mg), eg.eq(eg + new.eg - old.eg),
+                         weights.eq(weights + new.phase - old.phase),
+                         pieces_key.eq(pieces_key ^ leaving_key.data ^ arriving_key.data)]
             with m.If(scanning):
                 m.d.sync += square.eq(square + 1)
                 with m.If(square == 63):
                     m.d.sync += scanning.eq(0)
-        new, old = arriving_terms.data, leaving_terms.data
-        m.d.comb += new_weights.eq(weights)
-        with m.If(self.scan):
-            m.d.comb += new_weights.eq(0)
-            m.d.sync += [eg.eq(0), diff.eq(0)]
-        with m.Elif(looked_up):
-            m.d.comb += new_weights.eq(weights + new.phase - old.phase)
-            m.d.sync += [eg.eq(eg + new.eg - old.eg), diff.eq(diff + new.diff - old.diff)]
-        m.d.sync += weights.eq(new_weights)
 
         # the state's part of the key
         state, white = self.state, self.state.white_to_move
@@ -177,22 +160,20 @@ class PositionTerms(wiring.Component):
         m.d.comb += self.key.eq(pieces_key ^ castle ^ Mux(state.ep_valid & beside, ep_keys, 0)
                                 ^ Mux(white, TURN_KEY, 0))
 
-        # tapering: mg * p + eg * (256 - p) = eg * 256 + (mg - eg) * p, so the floor of the 256ths
-        # is eg + ((mg - eg) * p >> 8), one multiply of sums kept as such; the phase's 256ths are
-        # registered with the sums (from their next weight), the score a cycle later: the score
-        # follows an edit by SCORE_LATENCY cycles (the lookup's and the multiply's)
-        def capped(weight):
-            return Mux(weight > MAX_PHASE, MAX_PHASE, weight)
-        phase, next_phase = Signal(range(MAX_PHASE + 1)), Signal(range(MAX_PHASE + 1))
-        m.d.comb += [phase.eq(capped(weights)), next_phase.eq(capped(new_weights))]
+        # tapering, registered over SCORE_LATENCY cycles (a multiply and two adds are too long for
+        # the cycle that reads the score): mg * p + eg * (256 - p) = eg * 256 + (mg - eg) * p, so
+        # the floor of the 256ths is eg + ((mg - eg) * p >> 8), the same floor with one multiply
+        phase = Signal(range(MAX_PHASE + 1))
+        m.d.comb += phase.eq(Mux(weights > MAX_PHASE, MAX_PHASE, weights))
         phase256 = Signal(range(257))
-        with m.Switch(next_phase):
+        with m.Switch(phase):
             for index, value in enumerate(PHASE256):
                 with m.Case(index):
                     m.d.sync += phase256.eq(value)
-        for_white = Signal(1)
-        m.d.sync += for_white.eq(white)
-        white_score = eg + ((diff * phase256) >> 8)
+        difference = Signal(signed(TERM_BITS + 1))
+        endgame, for_white = Signal(signed(TERM_BITS)), Signal(1)
+        m.d.sync += [difference.eq(mg - eg), endgame.eq(eg), for_white.eq(white)]
+        white_score = endgame + ((difference * phase256) >> 8)
         m.d.sync += self.score.eq(Mux(for_white, white_score, -white_score))
 
         # the score belongs to the board once SCORE_LATENCY edges have passed without a change
@@ -203,7 +184,7 @@ class PositionTerms(wiring.Component):
             m.d.sync += age.eq(age + 1)
         m.d.comb += [
             self.ready.eq(~scanning & (age == SCORE_LATENCY)),
-            self.mg.eq(eg + diff), self.eg.eq(eg), self.phase.eq(phase), self.busy.eq(scanning),
+            self.mg.eq(mg), self.eg.eq(eg), self.phase.eq(phase), self.busy.eq(scanning),
         ]
         return m
 
