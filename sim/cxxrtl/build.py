@@ -38,10 +38,12 @@ __all__ = ["BackendUnavailable", "DEFAULT_CXXFLAGS", "SEARCH_CXXFLAGS", "YOSYS_S
            "runtime_settings"]
 
 DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
-# The search engine's model at -O1: g++ spends its minutes on the one eval() function CXXRTL writes
-# for the flattened design (about 0.8 MB of C++); a search simulates few cycles (the golden model is
-# the slow side of every comparison), so the compile a fresh test run pays matters more than speed.
-SEARCH_CXXFLAGS = ("-O1",) + DEFAULT_CXXFLAGS[1:]
+# The search engine's models at -O1, by both simulators: g++ spends its minutes on the one eval()
+# function CXXRTL writes for the flattened design (about 0.8 MB of C++); a search simulates few cycles
+# (the golden model is the slow side of every comparison), so the compile a fresh test run pays
+# matters more than speed. Verilator's model of it runs as fast at -O1 as at -O2 (docs/performance.md).
+SEARCH_OPT = "-O1"
+SEARCH_CXXFLAGS = (SEARCH_OPT,) + DEFAULT_CXXFLAGS[1:]
 # Everything here keeps write_cxxrtl at one eval per clock: opt without -nodffe/-nosdff
 # would fold enables and resets into flip-flops whose bits are then provably constant and
 # turned into constants (a wire driven partly by flip-flops and partly by constants needs a
@@ -183,8 +185,9 @@ def _compile(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLA
     design to hash it (a perft array takes tens of seconds)."""
     if simulator not in SIMULATORS:
         raise ValueError(f"unknown simulator {simulator!r}")
-    if simulator == "verilator":
-        name, flags = f"verilator-{name}", VERILATOR_CXXFLAGS + VERILATOR_ARGS
+    if simulator == "verilator":        # flags: g++'s optimisation of the design's C++, then the rest
+        design_opt = SEARCH_OPT if flags == SEARCH_CXXFLAGS else VERILATOR_CXXFLAGS[0]
+        name, flags = f"verilator-{name}", (design_opt, *VERILATOR_CXXFLAGS, *VERILATOR_ARGS)
     if name in _KNOWN:
         return _KNOWN[name]
     index = _index_path(name, flags)
@@ -365,7 +368,7 @@ def _compile_verilator(name, driver_name, make_rtlil, what, log=None, flags=()):
     def make(work):
         _yosys(work, VERILOG_SCRIPT, "write_verilog")
         _check_initialised((work / "top.v").read_text())
-        verilate(work, driver_name, ("top.v",))
+        verilate(work, driver_name, ("top.v",), design_opt=flags[0])
     return cached_build(name, rtlil_text, sources, key_parts,
                         ("Verilator", "Yosys write_verilog, then Verilator and g++"),
                         what, log, make)
