@@ -41,7 +41,8 @@ DEFAULT_CXXFLAGS = ("-O3", "-std=c++14", "-shared", "-fPIC")
 # The search engine's models at -O1, by both simulators: g++ spends its minutes on the one eval()
 # function CXXRTL writes for the flattened design (0.8 MB of C++, 4.3 MB since the first-capture stage);
 # a search simulates few cycles (the golden model is the slow side of every comparison), so the
-# compile a fresh test run pays matters more than speed. Verilator's model of it runs as fast at -O1 as at -O2 (docs/performance.md).
+# compile a fresh test run pays matters more than speed. Verilator's model of it runs as fast at -O1
+# as at -O2 (docs/performance.md).
 SEARCH_OPT = "-O1"
 SEARCH_CXXFLAGS = (SEARCH_OPT,) + DEFAULT_CXXFLAGS[1:]
 # Everything here keeps write_cxxrtl at one eval per clock: opt without -nodffe/-nosdff
@@ -137,8 +138,7 @@ def build_search_model(config, log=None, simulator="cxxrtl"):
                     lambda share: design_rtlil(search_design(config), share=share,
                                                copies=[f"engine{k}" for k in range(engines)] if engines > 1 else ()),
                     ("the search engine (" if engines == 1 else f"the search array ({engines} engines, ") +
-                    f"{config.core} core, {_layout_words(config)})", log,
-                    SEARCH_CXXFLAGS, simulator)
+                    f"{config.core} core, {_layout_words(config)})", log, simulator, few_cycles=True)
 
 
 def build_hostlink_model(config, divisor, idle_timeout, log=None, search=False, simulator="cxxrtl"):
@@ -152,8 +152,7 @@ def build_hostlink_model(config, divisor, idle_timeout, log=None, search=False, 
     return _compile(f"hostlink-{config.core}{stages}-{config.layout}-d{divisor}-t{idle_timeout}", "hostlink_driver.cc",
                     lambda share: design_rtlil(HostLinkTop(divisor, idle_timeout, config, search=search), share=share),
                     f"the dev board's top level ({config.core} core{stages.replace('-', ', ')}, "
-                    f"{_layout_words(config)}, {divisor} cycles a bit)", log,
-                    SEARCH_CXXFLAGS if search else DEFAULT_CXXFLAGS, simulator)
+                    f"{_layout_words(config)}, {divisor} cycles a bit)", log, simulator, few_cycles=search)
 
 
 _BUILDS = {}        # design name -> the library this process found or built (recorded only)
@@ -176,18 +175,20 @@ def use_builds(folders):
             _KNOWN[folder.rsplit("-", 1)[0]] = library
 
 
-def _compile(name, driver_name, make_rtlil, what, log=None, flags=DEFAULT_CXXFLAGS, simulator="cxxrtl"):
+def _compile(name, driver_name, make_rtlil, what, log=None, simulator="cxxrtl", few_cycles=False):
     """Build ``make_rtlil(share)`` (``share``: identical submodules as one module, for CXXRTL) with
     the driver ``driver_name`` by ``simulator`` into ``<cache>/<name>-<key>/model.so``, the key a
     hash of the design's RTLIL; a Verilator model's ``name`` starts with ``verilator-``. ``name``
     names the design fully for given sources: a model built once is found again by an index of name
     and :func:`.toolchain.source_digest` (with the compiler and its flags), without elaborating the
-    design to hash it (a perft array takes tens of seconds)."""
+    design to hash it (a perft array takes tens of seconds). ``few_cycles``: a design whose runs are
+    short (the search engine's), its C++ built at :data:`SEARCH_OPT`."""
     if simulator not in SIMULATORS:
         raise ValueError(f"unknown simulator {simulator!r}")
+    flags = SEARCH_CXXFLAGS if few_cycles else DEFAULT_CXXFLAGS
     if simulator == "verilator":        # flags: g++'s optimisation of the design's C++, then the rest
-        design_opt = SEARCH_OPT if flags == SEARCH_CXXFLAGS else VERILATOR_CXXFLAGS[0]
-        name, flags = f"verilator-{name}", (design_opt, *VERILATOR_CXXFLAGS, *VERILATOR_ARGS)
+        name = f"verilator-{name}"
+        flags = (SEARCH_OPT if few_cycles else VERILATOR_CXXFLAGS[0], *VERILATOR_CXXFLAGS[1:], *VERILATOR_ARGS)
     if name in _KNOWN:
         return _KNOWN[name]
     index = _index_path(name, flags)
